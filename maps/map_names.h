@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The one place that knows map and program names. BPF declares the maps with
+ * these identifiers (bpf/maps.bpf.h); libbpf pins every map by its name under
+ * the instance's pin directory, and the controller opens pins by these strings.
+ * Names stay within the kernel's 15-character object-name limit.
+ */
+#ifndef SLUICE_MAPS_MAP_NAMES_H
+#define SLUICE_MAPS_MAP_NAMES_H
+
+#define SLUICE_MAP_SESSIONS_V4 "sessions_v4"
+#define SLUICE_MAP_SESSIONS_V6 "sessions_v6"
+#define SLUICE_MAP_ZONES "zones"
+#define SLUICE_MAP_TX_PORTS "tx_ports"
+#define SLUICE_MAP_POL_ZONE_PAIRS "pol_zone_pairs"
+#define SLUICE_MAP_POL_SRC_V4 "pol_src_v4"
+#define SLUICE_MAP_POL_DST_V4 "pol_dst_v4"
+#define SLUICE_MAP_POL_SRC_V6 "pol_src_v6"
+#define SLUICE_MAP_POL_DST_V6 "pol_dst_v6"
+#define SLUICE_MAP_POL_PORT_CLASS "pol_port_class"
+#define SLUICE_MAP_POL_APP_BITS "pol_app_bits"
+#define SLUICE_MAP_POL_RULES "pol_rules"
+#define SLUICE_MAP_FRAGS_V4 "frags_v4"
+#define SLUICE_MAP_FRAGS_V6 "frags_v6"
+#define SLUICE_MAP_FLOW_CACHE "flow_cache"
+#define SLUICE_MAP_RUNTIME_CONFIG "runtime_cfg"
+#define SLUICE_MAP_STATS "stats"
+#define SLUICE_MAP_JUMP_TABLE "jump_table"
+
+/* Tail-call slots of jump_table. */
+enum sluice_jump_slot {
+	SLUICE_JUMP_ZONE = 0,
+	SLUICE_JUMP_POLICY = 1,
+	SLUICE_JUMP_NAT = 2,
+	SLUICE_JUMP_FORWARD = 3,
+	SLUICE_JUMP_SLOTS = 4,
+};
+
+#define SLUICE_PROG_XDP_MAIN "xdp_main_prog"
+#define SLUICE_PROG_XDP_ZONE "xdp_zone_prog"
+#define SLUICE_PROG_XDP_POLICY "xdp_policy_prog"
+#define SLUICE_PROG_XDP_FORWARD "xdp_forward_prog"
+#define SLUICE_PROG_TC_EGRESS "tc_egress_prog"
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The single-entry array the controller writes and every program reads:
+ * generations, policy defaults and session timeouts.
+ */
+#ifndef SLUICE_MAPS_RUNTIME_CONFIG_H
+#define SLUICE_MAPS_RUNTIME_CONFIG_H
+
+#include "abi.h"
+
+enum timeout_class {
+	TIMEOUT_TCP_SYN = 0,
+	TIMEOUT_TCP_ESTABLISHED = 1,
+	TIMEOUT_TCP_CLOSING = 2,
+	TIMEOUT_TCP_TIME_WAIT = 3,
+	TIMEOUT_UDP = 4,
+	TIMEOUT_ICMP = 5,
+	TIMEOUT_OTHER = 6,
+	TIMEOUT_FRAGMENT = 7,
+	TIMEOUT_CLASS_COUNT = 8,
+};
+
+struct runtime_config {
+	__u32 fib_generation;     /* bumped on route/neighbour/config change; never 0 */
+	__u32 config_generation;  /* bumped on every applied config */
+	__u8 policy_generation;   /* active policy map generation, 0 or 1 */
+	__u8 default_action;      /* enum policy_action for flows no policy matches */
+	__u16 policy_words[2];    /* bitset words in use, per generation */
+	__u16 pad;
+	__u64 timeout_ns[TIMEOUT_CLASS_COUNT];
+};
+
+#endif

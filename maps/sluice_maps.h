@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Everything in the ABI, for code that wants all of it. */
+#ifndef SLUICE_MAPS_ALL_H
+#define SLUICE_MAPS_ALL_H
+#include "abi.h"
+#include "session.h"
+#include "nat.h"
+#include "punt.h"
+#include "zone.h"
+#include "policy.h"
+#include "frag.h"
+#include "flow_cache.h"
+#include "runtime_config.h"
+#include "stats.h"
+#include "map_names.h"
+#endif

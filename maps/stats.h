@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Per-reason packet counters, a per-CPU array indexed by enum stat_reason.
+ * The list is an X-macro so the BPF enum and the controller's names come from
+ * one place: X(ENUM_NAME, "name", kind) with kind drop | pass | info.
+ */
+#ifndef SLUICE_MAPS_STATS_H
+#define SLUICE_MAPS_STATS_H
+
+#define SLUICE_STATS(X)                                                          \
+	X(STAT_RX, "rx", info)                                                   \
+	X(STAT_FORWARD, "forward", info)                                         \
+	X(STAT_SESSION_HIT, "session-hit", info)                                 \
+	X(STAT_SESSION_CREATED, "session-created", info)                         \
+	X(STAT_ICMP_RELATED, "icmp-related", info)                               \
+	X(STAT_FRAG_RECORDED, "fragment-recorded", info)                         \
+	X(STAT_FRAG_FOLLOWED, "fragment-followed", info)                         \
+	X(STAT_FLOW_CACHE_HIT, "flow-cache-hit", info)                           \
+	X(STAT_FIB_LOOKUP, "fib-lookup", info)                                   \
+	X(STAT_TC_EGRESS_SESSION, "tc-egress-session", info)                     \
+	X(STAT_PASS_NON_IP, "pass-non-ip", pass)                                 \
+	X(STAT_PASS_UNZONED, "pass-unzoned-interface", pass)                     \
+	X(STAT_PASS_LOCAL, "pass-local", pass)                                   \
+	X(STAT_PASS_TTL, "pass-ttl-expired", pass)                               \
+	X(STAT_PASS_NO_NEIGH, "pass-no-neighbour", pass)                         \
+	X(STAT_PASS_NO_ROUTE, "pass-no-route", pass)                             \
+	X(STAT_PASS_NO_XMIT, "pass-egress-not-redirectable", pass)               \
+	X(STAT_PASS_FRAG_NEEDED, "pass-fragmentation-needed", pass)              \
+	X(STAT_DROP_ETH_TRUNCATED, "drop-eth-truncated", drop)                   \
+	X(STAT_DROP_VLAN_TRUNCATED, "drop-vlan-truncated", drop)                 \
+	X(STAT_DROP_VLAN_TOO_DEEP, "drop-vlan-too-deep", drop)                   \
+	X(STAT_DROP_IPV4_TRUNCATED, "drop-ipv4-truncated", drop)                 \
+	X(STAT_DROP_IPV4_BAD_HEADER, "drop-ipv4-bad-header", drop)               \
+	X(STAT_DROP_IPV4_BAD_LENGTH, "drop-ipv4-bad-length", drop)               \
+	X(STAT_DROP_IPV6_TRUNCATED, "drop-ipv6-truncated", drop)                 \
+	X(STAT_DROP_IPV6_BAD_LENGTH, "drop-ipv6-bad-length", drop)               \
+	X(STAT_DROP_IPV6_EXT_TRUNCATED, "drop-ipv6-ext-truncated", drop)         \
+	X(STAT_DROP_IPV6_EXT_TOO_MANY, "drop-ipv6-ext-too-many", drop)           \
+	X(STAT_DROP_TCP_TRUNCATED, "drop-tcp-truncated", drop)                   \
+	X(STAT_DROP_TCP_BAD_HEADER, "drop-tcp-bad-header", drop)                 \
+	X(STAT_DROP_TCP_BAD_FLAGS, "drop-tcp-bad-flags", drop)                   \
+	X(STAT_DROP_UDP_TRUNCATED, "drop-udp-truncated", drop)                   \
+	X(STAT_DROP_UDP_BAD_LENGTH, "drop-udp-bad-length", drop)                 \
+	X(STAT_DROP_ICMP_TRUNCATED, "drop-icmp-truncated", drop)                 \
+	X(STAT_DROP_ICMPV6_TRUNCATED, "drop-icmpv6-truncated", drop)             \
+	X(STAT_DROP_FRAG_NO_RECORD, "drop-fragment-no-record", drop)             \
+	X(STAT_DROP_FRAG_BAD, "drop-fragment-malformed", drop)                   \
+	X(STAT_DROP_FRAG_DENIED, "drop-fragment-denied", drop)                   \
+	X(STAT_DROP_POLICY_DENY, "drop-policy-deny", drop)                       \
+	X(STAT_DROP_POLICY_DEFAULT, "drop-policy-default", drop)                 \
+	X(STAT_DROP_POLICY_REJECT, "drop-policy-reject", drop)                   \
+	X(STAT_REJECT_TCP_RST, "reject-tcp-rst-sent", info)                      \
+	X(STAT_REJECT_ICMP, "reject-icmp-sent", info)                            \
+	X(STAT_DROP_TCP_NO_SESSION, "drop-tcp-no-session", drop)                 \
+	X(STAT_DROP_TCP_INVALID, "drop-tcp-invalid-state", drop)                 \
+	X(STAT_DROP_ICMP_UNRELATED, "drop-icmp-error-unrelated", drop)           \
+	X(STAT_DROP_SESSION_VERDICT, "drop-session-verdict", drop)               \
+	X(STAT_DROP_SESSION_TABLE_FULL, "drop-session-table-full", drop)         \
+	X(STAT_DROP_FRAG_TABLE_FULL, "drop-fragment-table-full", drop)           \
+	X(STAT_DROP_INTERNAL, "drop-internal-error", drop)
+
+#define SLUICE_STAT_ENUM(name, str, kind) name,
+enum stat_reason {
+	SLUICE_STATS(SLUICE_STAT_ENUM)
+	STAT_REASON_COUNT
+};
+#undef SLUICE_STAT_ENUM
+
+#endif

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs every Debian package that sluice's build, tests and main job need.
+# Idempotent: safe to run on every CI run and on a fresh Debian 12 machine (as root).
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake pkg-config clang llvm
+  libbpf-dev bpftool libxdp-dev libelf-dev zlib1g-dev linux-libc-dev
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
+  libnl-3-dev libnl-route-3-dev libhyperscan-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  # run time, tests and the main job
+  iproute2 iputils-ping iperf3 ethtool nftables tcpdump socat netcat-openbsd
+  linux-perf procps
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup.sh: run as root (it installs Debian packages)" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup.sh: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# bpffs: sluice pins its programs and maps here.
+if ! mountpoint -q /sys/fs/bpf; then
+  mount -t bpf bpf /sys/fs/bpf
+fi
+echo "setup.sh: all packages present"
