@@ -1,0 +1,2 @@
+// Test support library; real sources land beside this file.
+namespace sluice::test {}
