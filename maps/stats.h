@@ -21,6 +21,7 @@
 	X(STAT_PASS_NON_IP, "pass-non-ip", pass)                                 \
 	X(STAT_PASS_UNZONED, "pass-unzoned-interface", pass)                     \
 	X(STAT_PASS_LOCAL, "pass-local", pass)                                   \
+	X(STAT_PASS_LINK_LOCAL, "pass-link-local-or-multicast", pass)            \
 	X(STAT_PASS_TTL, "pass-ttl-expired", pass)                               \
 	X(STAT_PASS_NO_NEIGH, "pass-no-neighbour", pass)                         \
 	X(STAT_PASS_NO_ROUTE, "pass-no-route", pass)                             \
@@ -33,6 +34,7 @@
 	X(STAT_DROP_IPV4_BAD_HEADER, "drop-ipv4-bad-header", drop)               \
 	X(STAT_DROP_IPV4_BAD_LENGTH, "drop-ipv4-bad-length", drop)               \
 	X(STAT_DROP_IPV6_TRUNCATED, "drop-ipv6-truncated", drop)                 \
+	X(STAT_DROP_IPV6_BAD_HEADER, "drop-ipv6-bad-header", drop)               \
 	X(STAT_DROP_IPV6_BAD_LENGTH, "drop-ipv6-bad-length", drop)               \
 	X(STAT_DROP_IPV6_EXT_TRUNCATED, "drop-ipv6-ext-truncated", drop)         \
 	X(STAT_DROP_IPV6_EXT_TOO_MANY, "drop-ipv6-ext-too-many", drop)           \

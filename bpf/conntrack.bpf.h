@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Sessions: lookup by the tuple on the wire, creation of both direction
+ * entries, and the TCP state machine. Expiry is the controller's GC (it sees
+ * both entries of a flow; a one-way UDP flow keeps only one entry fresh).
+ */
+#ifndef SLUICE_BPF_CONNTRACK_H
+#define SLUICE_BPF_CONNTRACK_H
+
+#include "maps.bpf.h"
+#include "parse.bpf.h"
+
+enum tcp_track_result {
+	TCP_TRACK_OK = 0,
+	TCP_TRACK_INVALID = 1,   /* drop: e.g. a SYN from the responder */
+	TCP_TRACK_NEW = 2,       /* a fresh SYN reusing a closed tuple: classify again */
+};
+
+static __always_inline void reverse_key(const struct packet_ctx *pc, union session_key *out)
+{
+	__builtin_memset(out, 0, sizeof(*out));
+	if (pc->family == SLUICE_FAMILY_IPV4) {
+		out->v4.src_addr = pc->key.v4.dst_addr;
+		out->v4.dst_addr = pc->key.v4.src_addr;
+		out->v4.src_port = pc->key.v4.dst_port;
+		out->v4.dst_port = pc->key.v4.src_port;
+		out->v4.protocol = pc->key.v4.protocol;
+	} else {
+		__builtin_memcpy(out->v6.src_addr, pc->key.v6.dst_addr, 16);
+		__builtin_memcpy(out->v6.dst_addr, pc->key.v6.src_addr, 16);
+		out->v6.src_port = pc->key.v6.dst_port;
+		out->v6.dst_port = pc->key.v6.src_port;
+		out->v6.protocol = pc->key.v6.protocol;
+	}
+}
+
+static __always_inline struct session_value *session_lookup(__u8 family, const union session_key *key)
+{
+	if (family == SLUICE_FAMILY_IPV4)
+		return bpf_map_lookup_elem(&sessions_v4, &key->v4);
+	return bpf_map_lookup_elem(&sessions_v6, &key->v6);
+}
+
+static __always_inline int session_update(__u8 family, const union session_key *key,
+					  const struct session_value *value)
+{
+	if (family == SLUICE_FAMILY_IPV4)
+		return bpf_map_update_elem(&sessions_v4, &key->v4, value, BPF_ANY);
+	return bpf_map_update_elem(&sessions_v6, &key->v6, value, BPF_ANY);
+}
+
+static __always_inline void session_delete(__u8 family, const union session_key *key)
+{
+	if (family == SLUICE_FAMILY_IPV4)
+		bpf_map_delete_elem(&sessions_v4, &key->v4);
+	else
+		bpf_map_delete_elem(&sessions_v6, &key->v6);
+}
+
+/* Creates both entries of a new flow admitted by policy_id. Returns 0 or -1
+ * (table full: nothing is left behind). */
+static __always_inline int session_create(struct packet_ctx *pc, const struct runtime_config *cfg,
+					  __u32 policy_id, __u16 ruleset_id, __u8 punt_flags, __u64 now)
+{
+	struct session_value v = {};
+	union session_key reply;
+
+	v.created_ns = now;
+	v.last_seen_ns = now;
+	v.packets = 1;
+	v.bytes = pc->l3_len;
+	v.policy_id = policy_id;
+	v.zone_in = pc->zone_in;
+	v.zone_out = pc->zone_out;
+	v.tcp_state = pc->protocol == IPPROTO_TCP ? TCP_SESSION_SYN_SENT : TCP_SESSION_NONE;
+	v.punt_flags = punt_flags;
+	v.ruleset_id = ruleset_id;
+	v.policy_generation = cfg->config_generation;
+	if (pc->fib_valid) {
+		v.fib = pc->fib;
+		v.fib.generation = cfg->fib_generation;
+	}
+	if (session_update(pc->family, &pc->key, &v))
+		return -1;
+
+	reverse_key(pc, &reply);
+	v.packets = 0;
+	v.bytes = 0;
+	v.zone_in = pc->zone_out;
+	v.zone_out = pc->zone_in;
+	v.flags = SESSION_F_REPLY;
+	__builtin_memset(&v.fib, 0, sizeof(v.fib));
+	if (session_update(pc->family, &reply, &v)) {
+		session_delete(pc->family, &pc->key);
+		return -1;
+	}
+	return 0;
+}
+
+static __always_inline void session_account(struct session_value *s, const struct packet_ctx *pc, __u64 now)
+{
+	__sync_fetch_and_add(&s->packets, 1);
+	__sync_fetch_and_add(&s->bytes, pc->l3_len);
+	if (s->last_seen_ns != now)
+		s->last_seen_ns = now;
+}
+
+/* Writes a TCP state change to this entry and to the other direction's. */
+static __always_inline void tcp_set_state(struct packet_ctx *pc, struct session_value *s,
+					  __u8 state, __u8 set_flags)
+{
+	union session_key peer_key;
+	struct session_value *peer;
+
+	s->tcp_state = state;
+	s->flags |= set_flags;
+	reverse_key(pc, &peer_key);
+	peer = session_lookup(pc->family, &peer_key);
+	if (peer) {
+		peer->tcp_state = state;
+		peer->flags |= set_flags;
+	}
+}
+
+/* The TCP state machine for a packet that hit session entry s. */
+static __always_inline int tcp_track(struct packet_ctx *pc, struct session_value *s)
+{
+	__u8 flags = pc->tcp_flags;
+	__u8 state = s->tcp_state;
+	int reply = s->flags & SESSION_F_REPLY;
+	__u8 fin_mine = reply ? SESSION_F_FIN_RESPONDER : SESSION_F_FIN_INITIATOR;
+	__u8 fin_other = reply ? SESSION_F_FIN_INITIATOR : SESSION_F_FIN_RESPONDER;
+
+	if (flags & TCP_FLAG_RST) {
+		if (state != TCP_SESSION_CLOSED)
+			tcp_set_state(pc, s, TCP_SESSION_CLOSED, 0);
+		return TCP_TRACK_OK;
+	}
+	if (flags & TCP_FLAG_SYN) {
+		if (!(flags & TCP_FLAG_ACK)) {
+			if (reply)
+				return TCP_TRACK_INVALID;
+			if (state == TCP_SESSION_TIME_WAIT || state == TCP_SESSION_CLOSED)
+				return TCP_TRACK_NEW;
+			if (state == TCP_SESSION_SYN_SENT || state == TCP_SESSION_SYN_RECV)
+				return TCP_TRACK_OK; /* retransmitted SYN */
+			return TCP_TRACK_INVALID;
+		}
+		/* SYN-ACK: only the responder sends it. */
+		if (!reply)
+			return TCP_TRACK_INVALID;
+		if (state == TCP_SESSION_SYN_SENT)
+			tcp_set_state(pc, s, TCP_SESSION_SYN_RECV, SESSION_F_SEEN_REPLY);
+		else if (state != TCP_SESSION_SYN_RECV && state != TCP_SESSION_ESTABLISHED)
+			return TCP_TRACK_INVALID;
+		return TCP_TRACK_OK;
+	}
+	/* No SYN from here on. */
+	if (state == TCP_SESSION_SYN_SENT)
+		return TCP_TRACK_INVALID; /* nothing but SYNs before the SYN-ACK */
+	if (flags & TCP_FLAG_FIN) {
+		if (s->flags & fin_other)
+			tcp_set_state(pc, s, TCP_SESSION_CLOSING, fin_mine);
+		else if (!(s->flags & fin_mine))
+			tcp_set_state(pc, s, TCP_SESSION_FIN_WAIT, fin_mine);
+		return TCP_TRACK_OK;
+	}
+	if (state == TCP_SESSION_SYN_RECV && !reply && (flags & TCP_FLAG_ACK))
+		tcp_set_state(pc, s, TCP_SESSION_ESTABLISHED, 0);
+	else if (state == TCP_SESSION_CLOSING && (flags & TCP_FLAG_ACK))
+		tcp_set_state(pc, s, TCP_SESSION_TIME_WAIT, 0);
+	return TCP_TRACK_OK;
+}
+
+#endif

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Leaving through XDP: MAC rewrite, TTL decrement, VLAN pop, devmap redirect. */
+#ifndef SLUICE_BPF_FORWARD_H
+#define SLUICE_BPF_FORWARD_H
+
+#include "checksum.bpf.h"
+#include "conntrack.bpf.h"
+#include "fib.bpf.h"
+
+/* Pass reasons for fib_resolve codes that leave the packet to the kernel. */
+static __always_inline int fib_pass_reason(int rc)
+{
+	switch (rc) {
+	case BPF_FIB_LKUP_RET_NOT_FWDED:
+	case BPF_FIB_LKUP_RET_FWD_DISABLED:
+		return STAT_PASS_LOCAL;
+	case BPF_FIB_LKUP_RET_NO_NEIGH:
+		return STAT_PASS_NO_NEIGH;
+	case BPF_FIB_LKUP_RET_FRAG_NEEDED:
+		return STAT_PASS_FRAG_NEEDED;
+	default:
+		return STAT_PASS_NO_ROUTE;
+	}
+}
+
+/* Removes the 802.1Q tag in front of L3 (the egress interface is untagged). */
+static __always_inline int vlan_pop(struct xdp_md *ctx, struct packet_ctx *pc)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct vlan_tag *tag = (void *)(eth + 1);
+	__u8 macs[12];
+
+	if ((void *)(tag + 1) > data_end)
+		return -1;
+	__builtin_memcpy(macs, eth, 12);
+	eth = (void *)eth + sizeof(*tag);
+	__builtin_memcpy(eth, macs, 12);
+	eth->h_proto = tag->proto;
+	if (bpf_xdp_adjust_head(ctx, (int)sizeof(*tag)))
+		return -1;
+	pc->l3_off -= sizeof(*tag);
+	return 0;
+}
+
+/* Rewrites and redirects; returns the XDP verdict. */
+static __always_inline int forward_packet(struct xdp_md *ctx, struct packet_ctx *pc)
+{
+	__u32 ifindex = pc->fib.ifindex;
+	void *data, *data_end;
+	struct ethhdr *eth;
+
+	if (pc->ttl <= 1) {
+		count(STAT_PASS_TTL);
+		return XDP_PASS;
+	}
+	if (!bpf_map_lookup_elem(&tx_ports, &ifindex)) {
+		count(STAT_PASS_NO_XMIT);
+		return XDP_PASS;
+	}
+	if (pc->fib.mtu && pc->l3_len > pc->fib.mtu) {
+		count(STAT_PASS_FRAG_NEEDED);
+		return XDP_PASS;
+	}
+	if (pc->l3_off != sizeof(struct ethhdr) && vlan_pop(ctx, pc))
+		goto internal;
+
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	eth = data;
+	if ((void *)(eth + 1) > data_end)
+		goto internal;
+	__builtin_memcpy(eth->h_dest, pc->fib.dst_mac, 6);
+	__builtin_memcpy(eth->h_source, pc->fib.src_mac, 6);
+	if (pc->family == SLUICE_FAMILY_IPV4) {
+		struct iphdr *iph = (void *)(eth + 1);
+
+		if ((void *)(iph + 1) > data_end)
+			goto internal;
+		ipv4_decrement_ttl(&iph->ttl, &iph->check);
+	} else {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+
+		if ((void *)(ip6 + 1) > data_end)
+			goto internal;
+		ip6->hop_limit--;
+	}
+	count(STAT_FORWARD);
+	return bpf_redirect_map(&tx_ports, ifindex, 0);
+internal:
+	count(STAT_DROP_INTERNAL);
+	return XDP_DROP;
+}
+
+#endif

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Every map of the datapath. Types come from maps/ (the shared ABI); names from
+ * maps/map_names.h. All are pinned by name so a restarted controller reuses
+ * them (sessions survive) and `sluice show` reads them from bpffs.
+ */
+#ifndef SLUICE_BPF_MAPS_H
+#define SLUICE_BPF_MAPS_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "sluice_maps.h"
+#include "packet_ctx.bpf.h"
+
+/* Both directions of every IPv4 flow, keyed by the tuple on the wire. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SLUICE_MAX_SESSIONS);
+	__type(key, struct session_key_v4);
+	__type(value, struct session_value);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sessions_v4 SEC(".maps");
+
+/* Both directions of every IPv6 flow, keyed by the tuple on the wire. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SLUICE_MAX_SESSIONS);
+	__type(key, struct session_key_v6);
+	__type(value, struct session_value);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sessions_v6 SEC(".maps");
+
+/* (ifindex, VLAN id) → zone. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SLUICE_MAX_INTERFACES * 4);
+	__type(key, struct zone_key);
+	__type(value, struct zone_value);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} zones SEC(".maps");
+
+/* Egress interfaces XDP may redirect to; anything else goes through the kernel. */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, SLUICE_MAX_INTERFACES);
+	__type(key, __u32);
+	__type(value, struct bpf_devmap_val);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} tx_ports SEC(".maps");
+
+/* Classifier: (from zone, to zone, generation) → rules of that zone pair. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct policy_zone_pair_key);
+	__type(value, struct policy_bitset);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pol_zone_pairs SEC(".maps");
+
+/* Classifier: longest source/destination prefix → rules that match it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct policy_lpm_key_v4);
+	__type(value, struct policy_bitset);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pol_src_v4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct policy_lpm_key_v4);
+	__type(value, struct policy_bitset);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pol_dst_v4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct policy_lpm_key_v6);
+	__type(value, struct policy_bitset);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pol_src_v6 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct policy_lpm_key_v6);
+	__type(value, struct policy_bitset);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pol_dst_v6 SEC(".maps");
+
+/* Classifier: (generation, protocol slot, port) → application class. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, POLICY_PORT_CLASS_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pol_port_class SEC(".maps");
+
+/* Classifier: application class → rules that allow it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct policy_app_key);
+	__type(value, struct policy_bitset);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pol_app_bits SEC(".maps");
+
+/* Rule (bit) index → action; generation-major. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, POLICY_GENERATIONS * POLICY_MAX_RULES);
+	__type(key, __u32);
+	__type(value, struct policy_rule);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pol_rules SEC(".maps");
+
+/* First-fragment records; losing one only drops that datagram's tail, so LRU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SLUICE_MAX_FRAGMENTS);
+	__type(key, struct frag_key_v4);
+	__type(value, struct frag_value);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} frags_v4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SLUICE_MAX_FRAGMENTS);
+	__type(key, struct frag_key_v6);
+	__type(value, struct frag_value);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} frags_v6 SEC(".maps");
+
+/* Per-CPU verdicts for flows that got no session (maps/flow_cache.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
+	__uint(max_entries, SLUICE_FLOW_CACHE_SIZE);
+	__type(key, struct flow_cache_key);
+	__type(value, struct flow_cache_value);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} flow_cache SEC(".maps");
+
+/* Written by the controller, read by every program. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct runtime_config);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} runtime_cfg SEC(".maps");
+
+/* Per-reason packet counters (maps/stats.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STAT_REASON_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} stats SEC(".maps");
+
+/* Tail-call targets (enum sluice_jump_slot). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, SLUICE_JUMP_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} jump_table SEC(".maps");
+
+/* Parsed packet handed from one tail-called program to the next. Slot 0 is
+ * XDP's, slot 1 TC's; a CPU runs one XDP program chain at a time. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct packet_ctx);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pkt_scratch SEC(".maps");
+
+static __always_inline void count(enum stat_reason reason)
+{
+	__u32 key = reason;
+	__u64 *value = bpf_map_lookup_elem(&stats, &key);
+
+	if (value)
+		*value += 1;
+}
+
+static __always_inline struct runtime_config *runtime_config(void)
+{
+	__u32 key = 0;
+
+	return bpf_map_lookup_elem(&runtime_cfg, &key);
+}
+
+#endif

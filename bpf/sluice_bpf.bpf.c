@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The sluice datapath. One object, one skeleton (sluice_bpf.skel.h); programs
+ * chain by tail calls through jump_table:
+ *
+ *   xdp_main_prog → xdp_zone_prog → [xdp_policy_prog] → xdp_forward_prog
+ *   tc_egress_prog (packets the kernel forwarded)
+ *
+ * Program names are part of the interface: perf shows bpf_prog_<tag>_<name>.
+ */
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "maps.bpf.h"
+#include "parse.bpf.h"
+#include "conntrack.bpf.h"
+#include "fragment.bpf.h"
+#include "classify.bpf.h"
+#include "fib.bpf.h"
+#include "forward.bpf.h"
+#include "reject.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+static __always_inline struct packet_ctx *scratch(__u32 slot)
+{
+	return bpf_map_lookup_elem(&pkt_scratch, &slot);
+}
+
+static __always_inline int drop(enum stat_reason reason)
+{
+	count(reason);
+	return XDP_DROP;
+}
+
+static __always_inline int pass(enum stat_reason reason)
+{
+	count(reason);
+	return XDP_PASS;
+}
+
+/* A tail call that returns failed: the slot is empty. Fail closed. */
+static __always_inline int jump(struct xdp_md *ctx, __u32 slot)
+{
+	bpf_tail_call(ctx, &jump_table, slot);
+	return drop(STAT_DROP_INTERNAL);
+}
+
+SEC("xdp")
+int xdp_main_prog(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct packet_ctx *pc = scratch(0);
+	int rc;
+
+	if (!pc)
+		return XDP_ABORTED;
+	count(STAT_RX);
+	rc = parse_packet(pc, data, data_end);
+	if (rc == STAT_PASS_NON_IP)
+		return pass(STAT_PASS_NON_IP);
+	if (rc != PARSE_OK)
+		return drop(rc);
+	return jump(ctx, SLUICE_JUMP_ZONE);
+}
+
+SEC("xdp")
+int xdp_zone_prog(struct xdp_md *ctx)
+{
+	struct packet_ctx *pc = scratch(0);
+	struct runtime_config *cfg = runtime_config();
+	struct zone_key zk = {};
+	struct zone_value *zone;
+	struct session_value *s;
+	__u64 now;
+	int rc;
+
+	if (!pc || !cfg)
+		return XDP_ABORTED;
+	zk.ifindex = ctx->ingress_ifindex;
+	zk.vlan_id = pc->vlan_id;
+	zone = bpf_map_lookup_elem(&zones, &zk);
+	if (!zone)
+		return pass(STAT_PASS_UNZONED);
+	pc->zone_in = zone->zone_id;
+	if (dst_is_link_scope(pc))
+		return pass(STAT_PASS_LINK_LOCAL);
+
+	now = bpf_ktime_get_coarse_ns();
+	if (pc->frag == FRAG_LATER) {
+		rc = frag_follow(pc, now);
+		if (rc)
+			return drop(rc);
+	}
+
+	if (pc->icmp_error) {
+		/* Related to a known flow: it travels back towards that flow's sender. */
+		if (session_lookup(pc->family, &pc->inner_key)) {
+			count(STAT_ICMP_RELATED);
+			return jump(ctx, SLUICE_JUMP_FORWARD);
+		}
+		return jump(ctx, SLUICE_JUMP_POLICY); /* local, or unrelated */
+	}
+
+	s = session_lookup(pc->family, &pc->key);
+	if (!s)
+		return jump(ctx, SLUICE_JUMP_POLICY);
+	if (s->verdict != SESSION_VERDICT_PASS)
+		return drop(STAT_DROP_SESSION_VERDICT);
+	if (pc->protocol == IPPROTO_TCP && pc->frag != FRAG_LATER) {
+		rc = tcp_track(pc, s);
+		if (rc == TCP_TRACK_INVALID)
+			return drop(STAT_DROP_TCP_INVALID);
+		if (rc == TCP_TRACK_NEW)
+			return jump(ctx, SLUICE_JUMP_POLICY);
+	}
+	count(STAT_SESSION_HIT);
+	session_account(s, pc, now);
+	pc->session_reply = s->flags & SESSION_F_REPLY;
+	if (s->fib.generation && s->fib.generation == cfg->fib_generation) {
+		pc->fib = s->fib;
+		pc->fib_valid = 1;
+	} else {
+		pc->fib_stale_session = 1;
+	}
+	frag_record(pc, FRAG_VERDICT_FOLLOW, now);
+	return jump(ctx, SLUICE_JUMP_FORWARD);
+}
+
+/* The first packet of a flow (no session): route, classify, act. */
+SEC("xdp")
+int xdp_policy_prog(struct xdp_md *ctx)
+{
+	struct packet_ctx *pc = scratch(0);
+	struct runtime_config *cfg = runtime_config();
+	struct flow_cache_key fk;
+	struct flow_cache_value *cached, fv = {};
+	struct zone_key zk = {};
+	struct zone_value *zone_out;
+	struct policy_rule *rule;
+	__u32 policy_id = SESSION_POLICY_RELATED, winner;
+	__u16 ruleset_id = 0;
+	__u8 action;
+	__u64 now;
+	int rc;
+
+	if (!pc || !cfg)
+		return XDP_ABORTED;
+	rc = fib_resolve(ctx, pc, ctx->ingress_ifindex);
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
+		return pass(fib_pass_reason(rc));
+	if (pc->ttl <= 1)
+		return pass(STAT_PASS_TTL);
+	if (pc->icmp_error)
+		return drop(STAT_DROP_ICMP_UNRELATED);
+	if (pc->protocol == IPPROTO_TCP && pc->frag != FRAG_LATER &&
+	    (pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_ACK)) != TCP_FLAG_SYN)
+		return drop(STAT_DROP_TCP_NO_SESSION);
+
+	zk.ifindex = pc->fib.ifindex;
+	zone_out = bpf_map_lookup_elem(&zones, &zk);
+	pc->zone_out = zone_out ? zone_out->zone_id : 0;
+	now = bpf_ktime_get_coarse_ns();
+
+	flow_cache_key_of(pc, &fk);
+	cached = bpf_map_lookup_elem(&flow_cache, &fk);
+	if (cached && cached->config_generation == cfg->config_generation &&
+	    cached->fib_generation == cfg->fib_generation) {
+		count(STAT_FLOW_CACHE_HIT);
+		action = cached->action;
+		policy_id = cached->policy_id;
+	} else {
+		winner = classify(pc, cfg);
+		rule = winner == CLASSIFY_NO_MATCH ? 0 : policy_rule_at(cfg, winner);
+		if (rule) {
+			action = rule->action;
+			policy_id = rule->policy_id;
+			ruleset_id = rule->ruleset_id;
+		} else {
+			action = cfg->default_action;
+		}
+	}
+	pc->policy_id = policy_id;
+
+	if (action == POLICY_ACTION_PERMIT || action == POLICY_ACTION_INSPECT) {
+		if (session_create(pc, cfg, policy_id, ruleset_id,
+				   action == POLICY_ACTION_INSPECT ? SESSION_PUNT_INSPECT : 0, now))
+			return drop(STAT_DROP_SESSION_TABLE_FULL);
+		count(STAT_SESSION_CREATED);
+		frag_record(pc, FRAG_VERDICT_FOLLOW, now);
+		if (rc == BPF_FIB_LKUP_RET_NO_NEIGH)
+			return pass(STAT_PASS_NO_NEIGH);
+		return jump(ctx, SLUICE_JUMP_FORWARD);
+	}
+
+	/* No session: remember the verdict for the flow's next packets. */
+	if (!cached || cached->config_generation != cfg->config_generation ||
+	    cached->fib_generation != cfg->fib_generation) {
+		fv.config_generation = cfg->config_generation;
+		fv.fib_generation = cfg->fib_generation;
+		fv.policy_id = policy_id;
+		fv.action = action;
+		bpf_map_update_elem(&flow_cache, &fk, &fv, BPF_ANY);
+	}
+	frag_record(pc, FRAG_VERDICT_DROP, now);
+	if (action == POLICY_ACTION_REJECT) {
+		count(STAT_DROP_POLICY_REJECT);
+		if (pc->frag == FRAG_LATER)
+			return XDP_DROP;
+		if (pc->protocol == IPPROTO_TCP) {
+			if (reject_tcp(ctx, pc))
+				return drop(STAT_DROP_INTERNAL);
+			count(STAT_REJECT_TCP_RST);
+		} else {
+			if (reject_icmp(ctx, pc))
+				return drop(STAT_DROP_INTERNAL);
+			count(STAT_REJECT_ICMP);
+		}
+		return XDP_TX;
+	}
+	return drop(policy_id == SESSION_POLICY_RELATED ? STAT_DROP_POLICY_DEFAULT : STAT_DROP_POLICY_DENY);
+}
+
+SEC("xdp")
+int xdp_forward_prog(struct xdp_md *ctx)
+{
+	struct packet_ctx *pc = scratch(0);
+	struct runtime_config *cfg = runtime_config();
+	int rc;
+
+	if (!pc || !cfg)
+		return XDP_ABORTED;
+	if (!pc->fib_valid) {
+		rc = fib_resolve(ctx, pc, ctx->ingress_ifindex);
+		if (rc != BPF_FIB_LKUP_RET_SUCCESS)
+			return pass(fib_pass_reason(rc));
+		if (pc->fib_stale_session) {
+			struct session_value *s = session_lookup(pc->family, &pc->key);
+
+			if (s) {
+				s->fib = pc->fib;
+				s->fib.generation = cfg->fib_generation;
+			}
+		}
+	}
+	return forward_packet(ctx, pc);
+}
+
+/* Packets the kernel forwards (the fast path passed them, e.g. while the
+ * neighbour was unresolved): the session learns the egress the kernel chose,
+ * so the flow's next packets take the XDP path. */
+SEC("tc")
+int tc_egress_prog(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	struct packet_ctx *pc = scratch(1);
+	struct runtime_config *cfg = runtime_config();
+	struct session_value *s;
+	struct ethhdr *eth = data;
+	__u32 mtu = 0;
+
+	if (!pc || !cfg)
+		return TC_ACT_OK;
+	if (parse_packet(pc, data, data_end) != PARSE_OK || pc->frag == FRAG_LATER)
+		return TC_ACT_OK;
+	if ((void *)(eth + 1) > data_end)
+		return TC_ACT_OK;
+	s = session_lookup(pc->family, &pc->key);
+	if (!s)
+		return TC_ACT_OK;
+	count(STAT_TC_EGRESS_SESSION);
+	s->last_seen_ns = bpf_ktime_get_coarse_ns();
+	if (s->fib.generation != cfg->fib_generation && pc->l3_off == sizeof(*eth) &&
+	    bpf_check_mtu(skb, skb->ifindex, &mtu, 0, 0) == BPF_MTU_CHK_RET_SUCCESS) {
+		s->fib.ifindex = skb->ifindex;
+		__builtin_memcpy(s->fib.dst_mac, eth->h_dest, 6);
+		__builtin_memcpy(s->fib.src_mac, eth->h_source, 6);
+		s->fib.mtu = mtu;
+		s->fib.generation = cfg->fib_generation;
+	}
+	return TC_ACT_OK;
+}
