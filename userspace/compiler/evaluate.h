@@ -1,0 +1,34 @@
+// Two ways to find the policy for a first packet, for tests and for
+// `show`-style tooling: the compiled tables read exactly as the BPF program
+// reads them, and a plain first-match scan of the config. They must agree.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "compiler/compiled_config.h"
+#include "config/config.h"
+
+namespace sluice::compiler {
+
+struct PacketSpec {
+    uint16_t from_zone = 0, to_zone = 0;   // zone ids (1-based, config order)
+    config::Family family = config::Family::ipv4;
+    std::array<uint8_t, 16> src{}, dst{};  // network order; IPv4 in the first 4 bytes
+    uint8_t protocol = 0;                  // IP protocol number
+    uint16_t port = 0;                     // TCP/UDP destination port, or ICMP/ICMPv6 type
+};
+
+// Protocol slot and "port" of a packet, as the BPF program derives them.
+std::pair<policy_proto_slot, uint16_t> proto_slot(uint8_t protocol, uint16_t port);
+
+// Classification through the compiled tables: zone pair ∧ LPM(src) ∧ LPM(dst)
+// ∧ app class, lowest set bit. Returns the rule (= policy) index.
+std::optional<uint32_t> classify_tables(const CompiledPolicyTables& tables, const PacketSpec& packet);
+
+// Reference: the first policy in file order that matches, evaluated directly on
+// the config (address-book and application names looked up, no tables).
+std::optional<uint32_t> classify_linear(const config::Config& config, const PacketSpec& packet);
+
+}  // namespace sluice::compiler

@@ -1,0 +1,205 @@
+// The config model: what a sluice YAML file says (config.md), after syntax
+// checks, with the file position of everything a later check may complain
+// about. Lists keep file order, because order is meaning (zone ids, policy
+// precedence, filter order).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/diagnostics.h"
+#include "config/prefix.h"
+#include "config/values.h"
+
+namespace sluice::config {
+
+// A name used somewhere, with where it was written (for reference errors).
+struct NameRef {
+    std::string name;
+    Location location;
+    std::string path = {};      // where it was written, for list items (may be empty)
+};
+
+struct Interface {
+    std::string name;           // "lan0" or "wan0.100"
+    Location location;
+    std::string parent;         // VLAN sub-interface: "wan0"; else empty
+    uint16_t vlan_id = 0;       // VLAN sub-interface: 1..4094; else 0
+    NameRef zone;
+    std::string xdp_mode = "auto";  // auto | native | generic
+    std::optional<NameRef> filter;
+};
+
+struct Zone {
+    std::string name;
+    Location location;
+    std::vector<std::string> host_inbound;  // services to the firewall itself (not enforced yet)
+};
+
+struct AddressBookEntry {
+    std::string name;
+    Location location;
+    std::vector<Prefix> prefixes;
+};
+
+struct Application {
+    std::string name;
+    Location location;
+    uint8_t protocol = 0;
+    // Empty = every port of the protocol (for icmp/icmpv6: echo, see config.md).
+    std::vector<PortRange> destination_ports;
+};
+
+// One element of a source/destination list: a literal prefix or an address-book name.
+struct AddressItem {
+    std::string text;
+    Location location;
+    std::optional<Prefix> prefix;  // set when the item is a literal prefix
+    std::string path = {};         // e.g. "policies[0].source[1]"
+};
+
+// `any` (or an omitted field) = matches every address of both families.
+struct AddressMatch {
+    bool any = true;
+    std::vector<AddressItem> items;
+};
+
+enum class PolicyAction { permit, deny, reject, inspect };
+
+struct Policy {
+    std::string name;
+    Location location;
+    NameRef from, to;
+    AddressMatch source, destination;
+    bool any_application = true;
+    std::vector<NameRef> applications;
+    PolicyAction action = PolicyAction::deny;
+    NameRef ruleset;            // for inspect
+};
+
+enum class FilterAction { accept, drop, count };
+
+struct FilterRule {
+    std::string name;
+    Location location;
+    AddressMatch source, destination;
+    std::optional<uint8_t> protocol;
+    std::vector<PortRange> source_ports, destination_ports;
+    FilterAction action = FilterAction::accept;
+};
+
+struct Filter {
+    std::string name;
+    Location location;
+    std::vector<FilterRule> rules;
+};
+
+struct Timeouts {
+    std::chrono::seconds tcp_syn{30};
+    std::chrono::seconds tcp_established{30 * 60};
+    std::chrono::seconds tcp_closing{30};
+    std::chrono::seconds tcp_time_wait{2 * 60};
+    std::chrono::seconds udp{60};
+    std::chrono::seconds icmp{30};
+    std::chrono::seconds other{60};
+    std::chrono::seconds fragment{30};
+};
+
+// An inclusive address range "198.18.100.10-198.18.100.20" (or one prefix/address).
+struct AddressRange {
+    Prefix first, last;         // host prefixes of the same family
+};
+
+struct NatPool {
+    std::string name;
+    Location location;
+    std::vector<AddressRange> addresses;
+    PortRange ports{1024, 65535};
+    bool persistent = false;
+};
+
+struct SourceNatRule {
+    std::string name;
+    Location location;
+    NameRef from, to;
+    AddressMatch source, destination;
+    bool translate_interface = false;   // translate: interface
+    std::optional<NameRef> pool;        // translate: { pool: X }
+};
+
+struct DestinationNatRule {
+    std::string name;
+    Location location;
+    NameRef from;
+    Prefix destination;
+    std::optional<uint8_t> protocol;
+    std::optional<uint16_t> port;
+    Prefix translate_address;
+    std::optional<uint16_t> translate_port;
+};
+
+struct StaticNatRule {
+    Location location;
+    Prefix inside, outside;
+};
+
+struct Nptv6Rule {
+    Location location;
+    Prefix inside, outside;
+};
+
+struct Nat {
+    std::vector<NatPool> pools;
+    std::vector<SourceNatRule> source;
+    std::vector<DestinationNatRule> destination;
+    std::vector<StaticNatRule> static_rules;
+    std::vector<Nptv6Rule> nptv6;
+};
+
+enum class PatternDirection { client_to_server, server_to_client, both };
+enum class PatternAction { reject, drop, alert };
+
+struct InspectPattern {
+    std::string name;
+    Location location;
+    std::string regex;
+    PatternDirection direction = PatternDirection::both;
+    PatternAction action = PatternAction::alert;
+    bool caseless = false;
+};
+
+struct Ruleset {
+    std::string name;
+    Location location;
+    bool fail_closed = true;                  // fail-mode: closed (default) | open
+    std::optional<uint64_t> inspect_bytes;    // empty = unlimited
+    std::vector<InspectPattern> patterns;
+};
+
+struct Config {
+    std::string file;
+    std::vector<Interface> interfaces;
+    std::vector<Zone> zones;
+    std::vector<AddressBookEntry> address_book;
+    std::vector<Application> applications;
+    std::vector<Policy> policies;
+    PolicyAction default_action = PolicyAction::deny;
+    std::vector<Filter> filters;
+    Timeouts timeouts;
+    Nat nat;
+    std::vector<Ruleset> rulesets;
+
+    const Zone* find_zone(const std::string& name) const;
+    const AddressBookEntry* find_address(const std::string& name) const;
+    const Application* find_application(const std::string& name) const;
+    const Ruleset* find_ruleset(const std::string& name) const;
+    // 1-based id of a ruleset in file order (0 = none), as carried by sessions.
+    uint16_t ruleset_id(const std::string& name) const;
+};
+
+const char* to_string(PolicyAction action);
+
+}  // namespace sluice::config
