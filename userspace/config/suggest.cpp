@@ -30,6 +30,10 @@ std::optional<std::string> closest_match(std::string_view word,
     size_t best_distance = limit + 1;
     for (const auto& candidate : candidates) {
         size_t d = edit_distance(word, candidate);
+        // A truncated or singular name ("policy" for "policies") is a near miss too.
+        if (word.size() >= 4 && candidate.size() > word.size() &&
+            edit_distance(word, candidate.substr(0, word.size())) <= 1)
+            d = std::min<size_t>(d, 2);
         if (d < best_distance) {
             best_distance = d;
             best = candidate;

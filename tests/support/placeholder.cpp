@@ -1,2 +1,0 @@
-// Test support library; real sources land beside this file.
-namespace sluice::test {}

@@ -1,0 +1,61 @@
+// `sluice check -c FILE`: output and exit status, plain and --json.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "config/check.h"
+
+using sluice::config::run_check;
+
+namespace {
+const std::string kDir = SLUICE_TEST_DATA_DIR "/configs/";
+}
+
+TEST(Check, GoodFilePrintsSummaryAndExitsZero) {
+    std::ostringstream out, err;
+    EXPECT_EQ(run_check(kDir + "good-basic.yaml", out, err, false), 0);
+    EXPECT_EQ(err.str(), "");
+    EXPECT_EQ(out.str(), kDir + "good-basic.yaml: ok: 3 interfaces, 3 zones, 3 address-book entries, "
+                                "5 applications, 4 policies (default deny), 1 filter, 5 NAT rules, "
+                                "2 inspect rulesets\n");
+}
+
+TEST(Check, GoodFileJson) {
+    std::ostringstream out, err;
+    EXPECT_EQ(run_check(kDir + "good-basic.yaml", out, err, true), 0);
+    auto j = nlohmann::json::parse(out.str());
+    EXPECT_EQ(j["valid"], true);
+    EXPECT_EQ(j["zones"], 3);
+    EXPECT_EQ(j["policies"], 4);
+    EXPECT_EQ(j["default_action"], "deny");
+}
+
+TEST(Check, BadFilePrintsEveryErrorAndExitsOne) {
+    std::ostringstream out, err;
+    EXPECT_EQ(run_check(kDir + "bad-multiple-errors.yaml", out, err, false), 1);
+    EXPECT_EQ(out.str(), "");
+    std::string text = err.str();
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5);
+    EXPECT_NE(text.find(kDir + "bad-multiple-errors.yaml:17:18: policies[0].application: unknown application \"htp\" "
+                               "(did you mean \"http\"?)\n"),
+              std::string::npos);
+}
+
+TEST(Check, BadFileJsonListsErrors) {
+    std::ostringstream out, err;
+    EXPECT_EQ(run_check(kDir + "bad-unknown-application.yaml", out, err, true), 1);
+    auto j = nlohmann::json::parse(out.str());
+    EXPECT_EQ(j["valid"], false);
+    ASSERT_EQ(j["errors"].size(), 1u);
+    EXPECT_EQ(j["errors"][0]["line"], 14);
+    EXPECT_EQ(j["errors"][0]["column"], 25);
+    EXPECT_EQ(j["errors"][0]["path"], "policies[0].application[1]");
+    EXPECT_EQ(j["errors"][0]["message"], "unknown application \"htp\" (did you mean \"http\"?)");
+}
+
+TEST(Check, MissingFileExitsOne) {
+    std::ostringstream out, err;
+    EXPECT_EQ(run_check("/nonexistent/fw.yaml", out, err, false), 1);
+    EXPECT_EQ(err.str(), "/nonexistent/fw.yaml: cannot read config file: No such file or directory\n");
+}

@@ -1,0 +1,164 @@
+// The compiled tables, read the way the BPF program reads them, must pick the
+// same policy as a first-match scan of the config, for random rule sets with
+// overlapping prefixes and port ranges and random packets over the same space.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+
+#include "compiler_test_util.h"
+
+using namespace sluice;
+
+namespace {
+
+constexpr int kZones = 3;
+
+class RandomConfigs {
+public:
+    explicit RandomConfigs(uint32_t seed) : rng_(seed) {}
+
+    int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+
+    // A small address space so prefixes nest and overlap: 198.18.0.0/22 and
+    // 2001:2::/48 with variation only in a few low bytes.
+    std::array<uint8_t, 16> random_address(config::Family family) {
+        std::array<uint8_t, 16> a{};
+        if (family == config::Family::ipv4) {
+            a = {198, 18, static_cast<uint8_t>(pick(0, 3)), static_cast<uint8_t>(pick(0, 3) * 64 + pick(0, 2))};
+        } else {
+            a = {0x20, 0x01, 0x00, 0x02, 0, 0, 0, static_cast<uint8_t>(pick(0, 3))};
+            a[15] = static_cast<uint8_t>(pick(0, 3) * 64 + pick(0, 2));
+        }
+        return a;
+    }
+
+    config::Prefix random_prefix() {
+        config::Prefix p;
+        p.family = pick(0, 2) ? config::Family::ipv4 : config::Family::ipv6;
+        if (p.family == config::Family::ipv4) p.length = static_cast<uint8_t>(pick(0, 4) ? pick(20, 32) : pick(0, 19));
+        else p.length = static_cast<uint8_t>(pick(0, 4) ? pick(56, 128) : pick(0, 55));
+        p.addr = config::mask_address(random_address(p.family), p.length);
+        return p;
+    }
+
+    uint16_t random_port() {
+        switch (pick(0, 3)) {
+        case 0: return static_cast<uint16_t>(pick(0, 40));
+        case 1: return static_cast<uint16_t>(pick(65500, 65535));
+        default: return static_cast<uint16_t>(pick(0, 1200));
+        }
+    }
+
+    config::AddressMatch random_match(config::Config& c) {
+        config::AddressMatch m;
+        if (pick(0, 4) == 0) return m;  // any
+        m.any = false;
+        int n = pick(1, 3);
+        for (int i = 0; i < n; ++i) {
+            if (pick(0, 1)) {
+                auto p = random_prefix();
+                m.items.push_back({p.to_string(), {}, p});
+            } else {
+                m.items.push_back({c.address_book[pick(0, static_cast<int>(c.address_book.size()) - 1)].name, {}, std::nullopt});
+            }
+        }
+        return m;
+    }
+
+    config::Config random_config(int rules) {
+        config::Config c;
+        for (int z = 1; z <= kZones; ++z) c.zones.push_back({"z" + std::to_string(z), {}, {}});
+        for (int i = 0; i < 8; ++i) {
+            config::AddressBookEntry e{"ab" + std::to_string(i), {}, {}};
+            for (int j = pick(1, 3); j > 0; --j) e.prefixes.push_back(random_prefix());
+            c.address_book.push_back(e);
+        }
+        const uint8_t protos[] = {config::kProtoTcp, config::kProtoUdp, config::kProtoIcmp, config::kProtoIcmpv6};
+        for (int i = 0; i < 10; ++i) {
+            config::Application app{"app" + std::to_string(i), {}, protos[pick(0, 3)], {}};
+            if ((app.protocol == config::kProtoTcp || app.protocol == config::kProtoUdp) && pick(0, 4)) {
+                for (int j = pick(1, 3); j > 0; --j) {
+                    uint16_t a = random_port(), b = random_port();
+                    app.destination_ports.push_back({std::min(a, b), pick(0, 1) ? std::max(a, b) : std::min(a, b)});
+                }
+            }
+            c.applications.push_back(app);
+        }
+        for (int i = 0; i < rules; ++i) {
+            config::Policy p;
+            p.name = "p" + std::to_string(i);
+            p.from.name = "z" + std::to_string(pick(1, kZones));
+            p.to.name = "z" + std::to_string(pick(1, kZones));
+            p.source = random_match(c);
+            p.destination = random_match(c);
+            if (pick(0, 3)) {
+                p.any_application = false;
+                for (int j = pick(1, 2); j > 0; --j) p.applications.push_back({c.applications[pick(0, 9)].name, {}});
+            }
+            p.action = pick(0, 1) ? config::PolicyAction::permit : config::PolicyAction::deny;
+            c.policies.push_back(p);
+        }
+        return c;
+    }
+
+    compiler::PacketSpec random_packet() {
+        compiler::PacketSpec p;
+        p.from_zone = static_cast<uint16_t>(pick(1, kZones));
+        p.to_zone = static_cast<uint16_t>(pick(1, kZones));
+        p.family = pick(0, 1) ? config::Family::ipv4 : config::Family::ipv6;
+        p.src = random_address(p.family);
+        p.dst = random_address(p.family);
+        const uint8_t protos[] = {config::kProtoTcp, config::kProtoUdp, config::kProtoIcmp, config::kProtoIcmpv6, 47};
+        p.protocol = protos[pick(0, 4)];
+        if (p.protocol == config::kProtoIcmp) p.port = pick(0, 1) ? 8 : 0;
+        else if (p.protocol == config::kProtoIcmpv6) p.port = pick(0, 1) ? 128 : 129;
+        else if (p.protocol != 47) p.port = random_port();
+        return p;
+    }
+
+private:
+    std::mt19937 rng_;
+};
+
+}  // namespace
+
+TEST(CompilerRandom, TablesAgreeWithLinearFirstMatch) {
+    RandomConfigs gen(20261130);
+    size_t packets = 0, matched = 0;
+    for (int round = 0; round < 24; ++round) {
+        const int rules = round < 4 ? gen.pick(1, 5) : gen.pick(20, 150);
+        config::Config config = gen.random_config(rules);
+        auto compiled = compiler::compile(config, static_cast<uint8_t>(round % 2));
+        ASSERT_TRUE(compiled.ok()) << compiled.error().message;
+        for (int i = 0; i < 500; ++i, ++packets) {
+            compiler::PacketSpec p = gen.random_packet();
+            auto expected = compiler::classify_linear(config, p);
+            auto got = compiler::classify_tables(compiled->tables, p);
+            matched += expected.has_value();
+            ASSERT_EQ(got, expected) << "round " << round << " packet " << i << " proto " << int(p.protocol)
+                                     << " port " << p.port << " zones " << p.from_zone << "->" << p.to_zone;
+        }
+    }
+    EXPECT_GE(packets, 10000u);
+    // The space is small on purpose; make sure the test is not vacuous.
+    EXPECT_GT(matched, packets / 5);
+    EXPECT_LT(matched, packets);
+}
+
+TEST(CompilerRandom, TenThousandRulesCompileInSeconds) {
+    RandomConfigs gen(7);
+    config::Config config = gen.random_config(10000);
+    auto start = std::chrono::steady_clock::now();
+    auto compiled = compiler::compile(config, 1);
+    auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_TRUE(compiled.ok());
+    EXPECT_EQ(compiled->tables.words, 157);
+    EXPECT_EQ(compiled->tables.rules.size(), 10000u);
+    EXPECT_LT(seconds, 5.0);
+    // Spot-check the big tables against the linear scan.
+    for (int i = 0; i < 300; ++i) {
+        auto p = gen.random_packet();
+        ASSERT_EQ(compiler::classify_tables(compiled->tables, p), compiler::classify_linear(config, p));
+    }
+}
