@@ -3,7 +3,6 @@
 // overlapping prefixes and port ranges and random packets over the same space.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <random>
 
 #include "compiler_test_util.h"
@@ -146,16 +145,15 @@ TEST(CompilerRandom, TablesAgreeWithLinearFirstMatch) {
     EXPECT_LT(matched, packets);
 }
 
-TEST(CompilerRandom, TenThousandRulesCompileInSeconds) {
+// Timing is the benchmark's business (no wall-clock thresholds in tests);
+// this checks that 10,000 rules compile to correct tables.
+TEST(CompilerRandom, TenThousandRulesCompile) {
     RandomConfigs gen(7);
     config::Config config = gen.random_config(10000);
-    auto start = std::chrono::steady_clock::now();
     auto compiled = compiler::compile(config, 1);
-    auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_TRUE(compiled.ok());
     EXPECT_EQ(compiled->tables.words, 157);
     EXPECT_EQ(compiled->tables.rules.size(), 10000u);
-    EXPECT_LT(seconds, 5.0);
     // Spot-check the big tables against the linear scan.
     for (int i = 0; i < 300; ++i) {
         auto p = gen.random_packet();

@@ -1,2 +1,57 @@
-// Placeholder until the CLI lands.
-int main() { return 0; }
+// The `sluice` command line: one binary, a subcommand per task (config.md
+// "Commands").
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/control.h"
+#include "cli/show.h"
+#include "config/check.h"
+#include "daemon/daemon.h"
+#include "loader/instance_paths.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"sluice: a stateful zone firewall whose fast path runs in XDP/TC"};
+    app.require_subcommand(1);
+    std::string config_path;
+    std::string instance = "default";
+    bool json = false;
+    std::string netns;
+    app.add_option("--netns", netns, "run in this network namespace (as listed by `ip netns`)");
+
+    auto* run = app.add_subcommand("run", "load, attach and serve until SIGTERM (SIGHUP reloads)");
+    run->add_option("-c,--config", config_path, "configuration file")->required();
+    run->add_option("--instance", instance, "instance name");
+
+    auto* check = app.add_subcommand("check", "validate a configuration file; print every error");
+    check->add_option("-c,--config", config_path, "configuration file")->required();
+    check->add_flag("--json", json, "machine-readable output");
+
+    auto* reload = app.add_subcommand("reload", "re-read the running instance's configuration file");
+    reload->add_option("--instance", instance, "instance name");
+
+    auto* down = app.add_subcommand("down", "stop the instance, detach its programs, remove its pins");
+    down->add_option("--instance", instance, "instance name");
+
+    auto* show = app.add_subcommand("show", "show sessions, stats, zones or policies");
+    std::string what;
+    show->add_option("what", what, "sessions | stats | zones | policies")
+        ->required()
+        ->check(CLI::IsMember({"sessions", "stats", "zones", "policies"}));
+    show->add_option("--instance", instance, "instance name");
+    show->add_flag("--json", json, "machine-readable output");
+
+    CLI11_PARSE(app, argc, argv);
+    if (!netns.empty()) {
+        if (auto s = sluice::enter_netns(netns); !s) {
+            std::cerr << "sluice: " << s.error().message << "\n";
+            return 1;
+        }
+    }
+
+    if (*run) return sluice::run_daemon(sluice::RunOptions{.config_path = config_path, .instance = instance});
+    if (*check) return sluice::config::run_check(config_path, std::cout, std::cerr, json);
+    if (*reload) return sluice::cli::reload(instance, std::cout, std::cerr);
+    if (*down) return sluice::cli::down(instance, std::cout, std::cerr);
+    if (*show) return sluice::cli::show(what, instance, json, std::cout, std::cerr);
+    return 1;
+}

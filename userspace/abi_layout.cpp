@@ -1,0 +1,108 @@
+// Pins every shared struct of maps/ at compile time: if a field moves or a
+// size changes, the controller does not build. BPF C sees the same header.
+#include <cstddef>
+
+extern "C" {
+#include "sluice_maps.h"
+}
+
+#define PIN_SIZE(T, n) static_assert(sizeof(T) == (n), #T " size changed: the BPF ABI moved")
+#define PIN_OFFSET(T, f, n) static_assert(offsetof(T, f) == (n), #T "." #f " moved: the BPF ABI changed")
+
+PIN_SIZE(session_key_v4, 16);
+PIN_OFFSET(session_key_v4, src_addr, 0);
+PIN_OFFSET(session_key_v4, dst_addr, 4);
+PIN_OFFSET(session_key_v4, src_port, 8);
+PIN_OFFSET(session_key_v4, dst_port, 10);
+PIN_OFFSET(session_key_v4, protocol, 12);
+
+PIN_SIZE(session_key_v6, 40);
+PIN_OFFSET(session_key_v6, src_addr, 0);
+PIN_OFFSET(session_key_v6, dst_addr, 16);
+PIN_OFFSET(session_key_v6, src_port, 32);
+PIN_OFFSET(session_key_v6, dst_port, 34);
+PIN_OFFSET(session_key_v6, protocol, 36);
+
+PIN_SIZE(session_nat, 40);
+PIN_OFFSET(session_nat, new_src_addr, 0);
+PIN_OFFSET(session_nat, new_dst_addr, 16);
+PIN_OFFSET(session_nat, new_src_port, 32);
+PIN_OFFSET(session_nat, new_dst_port, 34);
+PIN_OFFSET(session_nat, flags, 36);
+
+PIN_SIZE(session_fib, 24);
+PIN_OFFSET(session_fib, generation, 0);
+PIN_OFFSET(session_fib, ifindex, 4);
+PIN_OFFSET(session_fib, dst_mac, 8);
+PIN_OFFSET(session_fib, src_mac, 14);
+PIN_OFFSET(session_fib, mtu, 20);
+
+PIN_SIZE(session_value, 120);
+PIN_OFFSET(session_value, created_ns, 0);
+PIN_OFFSET(session_value, last_seen_ns, 8);
+PIN_OFFSET(session_value, packets, 16);
+PIN_OFFSET(session_value, bytes, 24);
+PIN_OFFSET(session_value, policy_id, 32);
+PIN_OFFSET(session_value, zone_in, 36);
+PIN_OFFSET(session_value, zone_out, 38);
+PIN_OFFSET(session_value, tcp_state, 40);
+PIN_OFFSET(session_value, flags, 41);
+PIN_OFFSET(session_value, punt_flags, 42);
+PIN_OFFSET(session_value, verdict, 43);
+PIN_OFFSET(session_value, ruleset_id, 44);
+PIN_OFFSET(session_value, nat, 48);
+PIN_OFFSET(session_value, fib, 88);
+PIN_OFFSET(session_value, policy_generation, 112);
+
+PIN_SIZE(zone_key, 8);
+PIN_OFFSET(zone_key, ifindex, 0);
+PIN_OFFSET(zone_key, vlan_id, 4);
+PIN_SIZE(zone_value, 4);
+PIN_OFFSET(zone_value, zone_id, 0);
+
+PIN_SIZE(policy_bitset, POLICY_BITSET_WORDS * 8);
+// Every generation-keyed policy key has its generation byte at offset 4:
+// loader/map_io.cpp's delete_generation relies on it.
+PIN_SIZE(policy_zone_pair_key, 8);
+PIN_OFFSET(policy_zone_pair_key, from_zone, 0);
+PIN_OFFSET(policy_zone_pair_key, to_zone, 2);
+PIN_OFFSET(policy_zone_pair_key, generation, 4);
+PIN_SIZE(policy_lpm_key_v4, 12);
+PIN_OFFSET(policy_lpm_key_v4, prefixlen, 0);
+PIN_OFFSET(policy_lpm_key_v4, generation, 4);
+PIN_OFFSET(policy_lpm_key_v4, addr, 5);
+PIN_SIZE(policy_lpm_key_v6, 24);
+PIN_OFFSET(policy_lpm_key_v6, generation, 4);
+PIN_OFFSET(policy_lpm_key_v6, addr, 5);
+PIN_SIZE(policy_app_key, 8);
+PIN_OFFSET(policy_app_key, app_class, 0);
+PIN_OFFSET(policy_app_key, generation, 4);
+PIN_SIZE(policy_rule, 8);
+PIN_OFFSET(policy_rule, policy_id, 0);
+PIN_OFFSET(policy_rule, action, 4);
+PIN_OFFSET(policy_rule, ruleset_id, 6);
+
+PIN_SIZE(frag_key_v4, 12);
+PIN_OFFSET(frag_key_v4, id, 8);
+PIN_OFFSET(frag_key_v4, protocol, 10);
+PIN_SIZE(frag_key_v6, 40);
+PIN_OFFSET(frag_key_v6, id, 32);
+PIN_OFFSET(frag_key_v6, protocol, 36);
+PIN_SIZE(frag_value, 16);
+PIN_OFFSET(frag_value, src_port, 8);
+PIN_OFFSET(frag_value, verdict, 12);
+
+PIN_SIZE(flow_cache_key, 40);
+PIN_OFFSET(flow_cache_key, src_port, 4);
+PIN_OFFSET(flow_cache_key, src_addr, 8);
+PIN_OFFSET(flow_cache_key, dst_addr, 24);
+PIN_SIZE(flow_cache_value, 16);
+PIN_OFFSET(flow_cache_value, action, 12);
+
+PIN_SIZE(runtime_config, 80);
+PIN_OFFSET(runtime_config, fib_generation, 0);
+PIN_OFFSET(runtime_config, config_generation, 4);
+PIN_OFFSET(runtime_config, policy_generation, 8);
+PIN_OFFSET(runtime_config, default_action, 9);
+PIN_OFFSET(runtime_config, policy_words, 10);
+PIN_OFFSET(runtime_config, timeout_ns, 16);

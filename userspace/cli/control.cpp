@@ -1,0 +1,116 @@
+#include "cli/control.h"
+
+#include <net/if.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "config/check.h"
+#include "daemon/state_file.h"
+#include "loader/attach.h"
+#include "loader/datapath.h"
+#include "loader/instance_paths.h"
+
+namespace sluice::cli {
+namespace {
+
+bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (done()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return done();
+}
+
+}  // namespace
+
+int reload(const std::string& instance, std::ostream& out, std::ostream& err) {
+    if (auto s = prepare_bpffs(); !s) {
+        err << "sluice: " << s.error().message << "\n";
+        return 1;
+    }
+    InstancePaths paths = instance_paths(instance);
+    auto state = read_state(paths.state_file());
+    if (!state || !process_alive(state->value("pid", 0))) {
+        err << "sluice: instance " << instance << " is not running\n";
+        return 1;
+    }
+    std::string config = state->value("config", "");
+    std::ostringstream summary;
+    if (config::run_check(config, summary, err, false) != 0) {
+        err << "sluice: reload rejected; the running config stays in force\n";
+        return 1;
+    }
+    uint64_t before = state->value("reloads", uint64_t{0});
+    kill(state->value("pid", 0), SIGHUP);
+    nlohmann::json after;
+    bool answered = wait_until(
+        [&] {
+            auto s = read_state(paths.state_file());
+            if (s && s->value("reloads", uint64_t{0}) > before) {
+                after = *s;
+                return true;
+            }
+            return false;
+        },
+        std::chrono::seconds(30));
+    if (!answered) {
+        err << "sluice: the daemon did not answer the reload within 30s\n";
+        return 1;
+    }
+    if (!after["last_reload"].value("ok", false)) {
+        err << "sluice: reload rejected: " << after["last_reload"].value("message", "") << "\n";
+        return 1;
+    }
+    out << "sluice: reloaded " << config << " (config generation " << after.value("config_generation", 0) << ")\n";
+    return 0;
+}
+
+int down(const std::string& instance, std::ostream& out, std::ostream& err) {
+    if (auto s = prepare_bpffs(); !s) {
+        err << "sluice: " << s.error().message << "\n";
+        return 1;
+    }
+    InstancePaths paths = instance_paths(instance);
+    auto state = read_state(paths.state_file());
+    int status = 0;
+    if (state) {
+        int pid = state->value("pid", 0);
+        if (pid != getpid() && process_alive(pid)) {
+            kill(pid, SIGTERM);
+            if (!wait_until([&] { return !process_alive(pid); }, std::chrono::seconds(10))) {
+                err << "sluice: daemon (pid " << pid << ") did not stop after SIGTERM\n";
+                return 1;
+            }
+        }
+        // A daemon that died without detaching (SIGKILL) leaves programs attached.
+        for (const auto& itf : state->value("interfaces", nlohmann::json::array())) {
+            if (!itf.contains("device")) continue;
+            std::string device = itf["device"];
+            unsigned ifindex = if_nametoindex(device.c_str());
+            if (ifindex == 0) continue;
+            if (auto s = detach_xdp(device, ifindex); !s) {
+                err << "sluice: " << s.error().message << "\n";
+                status = 1;
+            }
+            if (auto s = detach_tc_egress(device, ifindex); !s) {
+                err << "sluice: " << s.error().message << "\n";
+                status = 1;
+            }
+        }
+    }
+    if (auto s = remove_pins(paths.pin_dir); !s) {
+        err << "sluice: " << s.error().message << "\n";
+        status = 1;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(paths.state_dir, ec);
+    if (status == 0) out << "sluice: instance " << instance << " is down (programs detached, pins removed)\n";
+    return status;
+}
+
+}  // namespace sluice::cli

@@ -1,0 +1,214 @@
+#include "cli/show.h"
+
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include <unistd.h>
+
+#include <iomanip>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "daemon/state_file.h"
+#include "loader/instance_paths.h"
+#include "loader/map_io.h"
+#include "loader/session_table.h"
+
+namespace sluice::cli {
+namespace {
+
+using nlohmann::json;
+
+class PinnedMap {
+public:
+    explicit PinnedMap(const std::string& path) : fd_(bpf_obj_get(path.c_str())) {}
+    ~PinnedMap() {
+        if (fd_ >= 0) close(fd_);
+    }
+    PinnedMap(const PinnedMap&) = delete;
+    PinnedMap& operator=(const PinnedMap&) = delete;
+    int fd() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+std::string name_by_id(const json& list, uint64_t id, const std::string& fallback) {
+    for (const auto& item : list) {
+        if (item.value("id", uint64_t{UINT64_MAX}) == id) return item.value("name", fallback);
+    }
+    return fallback;
+}
+
+double seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+int show_sessions(const InstancePaths& paths, const json& state, bool json_out, std::ostream& out, std::ostream& err) {
+    PinnedMap v4(paths.pin_dir + "/" SLUICE_MAP_SESSIONS_V4), v6(paths.pin_dir + "/" SLUICE_MAP_SESSIONS_V6);
+    if (v4.fd() < 0 || v6.fd() < 0) {
+        err << "sluice: no pinned sessions under " << paths.pin_dir << " (is instance running? try `sluice run`)\n";
+        return 1;
+    }
+    auto entries = dump_sessions(v4.fd(), v6.fd());
+    if (!entries) {
+        err << "sluice: " << entries.error().message << "\n";
+        return 1;
+    }
+    std::map<std::string, const SessionEntry*> by_key;
+    auto key_of = [](const SessionEntry& e) { return key_bytes(e); };
+    for (const auto& e : entries.value()) by_key[key_of(e)] = &e;
+
+    uint64_t now = coarse_now_ns();
+    json flows = json::array();
+    for (const auto& e : entries.value()) {
+        const SessionEntry* reply = nullptr;
+        if (auto it = by_key.find(key_of(reverse_of(e))); it != by_key.end()) reply = it->second;
+        if ((e.value.flags & SESSION_F_REPLY) && reply) continue;  // listed with its initiator
+        uint64_t last = e.value.last_seen_ns;
+        if (reply && reply->value.last_seen_ns > last) last = reply->value.last_seen_ns;
+        json f = {
+            {"family", e.family == SLUICE_FAMILY_IPV4 ? "ipv4" : "ipv6"},
+            {"protocol", protocol_name(e.protocol)},
+            {"source", address_text(e.family, e.src_addr)},
+            {"destination", address_text(e.family, e.dst_addr)},
+            {"source_port", ntohs(e.src_port)},
+            {"destination_port", ntohs(e.dst_port)},
+            {"state", e.protocol == IPPROTO_TCP ? tcp_state_name(e.value.tcp_state) : "active"},
+            {"policy_id", e.value.policy_id},
+            {"policy", e.value.policy_id == SESSION_POLICY_RELATED
+                           ? "-"
+                           : name_by_id(state.value("policies", json::array()), e.value.policy_id, "?")},
+            {"from_zone", name_by_id(state.value("zones", json::array()), e.value.zone_in, "-")},
+            {"to_zone", name_by_id(state.value("zones", json::array()), e.value.zone_out, "-")},
+            {"packets_forward", e.value.packets},
+            {"bytes_forward", e.value.bytes},
+            {"packets_reply", reply ? reply->value.packets : 0},
+            {"bytes_reply", reply ? reply->value.bytes : 0},
+            {"age_seconds", now > e.value.created_ns ? seconds(now - e.value.created_ns) : 0.0},
+            {"idle_seconds", now > last ? seconds(now - last) : 0.0},
+            {"fib_cached", e.value.fib.generation != 0},
+        };
+        flows.push_back(f);
+    }
+    if (json_out) {
+        out << json{{"sessions", flows}}.dump(2) << "\n";
+        return 0;
+    }
+    out << std::left << std::setw(7) << "PROTO" << std::setw(48) << "FLOW" << std::setw(13) << "STATE"
+        << std::setw(20) << "POLICY" << std::setw(20) << "ZONES" << std::right << std::setw(10) << "PKTS>"
+        << std::setw(10) << "PKTS<" << std::setw(8) << "IDLE" << "\n";
+    for (const auto& f : flows) {
+        std::ostringstream flow;
+        bool v6 = f["family"] == "ipv6";
+        auto endpoint = [&](const std::string& a, int p) {
+            return (v6 ? "[" + a + "]" : a) + ":" + std::to_string(p);
+        };
+        flow << endpoint(f["source"], f["source_port"]) << " > " << endpoint(f["destination"], f["destination_port"]);
+        std::ostringstream idle;
+        idle << std::fixed << std::setprecision(1) << f["idle_seconds"].get<double>() << "s";
+        out << std::left << std::setw(7) << f["protocol"].get<std::string>() << std::setw(48) << flow.str()
+            << std::setw(13) << f["state"].get<std::string>() << std::setw(20) << f["policy"].get<std::string>()
+            << std::setw(20)
+            << (f["from_zone"].get<std::string>() + ">" + f["to_zone"].get<std::string>()) << std::right
+            << std::setw(10) << f["packets_forward"].get<uint64_t>() << std::setw(10)
+            << f["packets_reply"].get<uint64_t>() << std::setw(8) << idle.str() << "\n";
+    }
+    out << flows.size() << " session(s)\n";
+    return 0;
+}
+
+int show_stats(const InstancePaths& paths, bool json_out, std::ostream& out, std::ostream& err) {
+    PinnedMap stats(paths.pin_dir + "/" SLUICE_MAP_STATS);
+    if (stats.fd() < 0) {
+        err << "sluice: no pinned counters under " << paths.pin_dir << "\n";
+        return 1;
+    }
+    auto totals = read_percpu_counters(stats.fd(), STAT_REASON_COUNT);
+    if (!totals) {
+        err << "sluice: " << totals.error().message << "\n";
+        return 1;
+    }
+    struct Row {
+        const char* name;
+        const char* kind;
+    };
+#define SLUICE_STAT_ROW(e, str, kind) {str, #kind},
+    static const Row rows[] = {SLUICE_STATS(SLUICE_STAT_ROW)};
+#undef SLUICE_STAT_ROW
+    if (json_out) {
+        json counters = json::object(), kinds = json::object();
+        for (int i = 0; i < STAT_REASON_COUNT; ++i) {
+            counters[rows[i].name] = totals.value()[i];
+            kinds[rows[i].name] = rows[i].kind;
+        }
+        out << json{{"counters", counters}, {"kinds", kinds}}.dump(2) << "\n";
+        return 0;
+    }
+    for (int i = 0; i < STAT_REASON_COUNT; ++i) {
+        out << std::left << std::setw(34) << rows[i].name << std::setw(6) << rows[i].kind << std::right
+            << std::setw(14) << totals.value()[i] << "\n";
+    }
+    return 0;
+}
+
+int show_zones(const json& state, bool json_out, std::ostream& out) {
+    json zones = json::array();
+    for (const auto& z : state.value("zones", json::array())) {
+        json itfs = json::array();
+        for (const auto& i : state.value("interfaces", json::array())) {
+            if (i.value("zone_id", 0) == z.value("id", -1)) itfs.push_back(i);
+        }
+        zones.push_back({{"name", z["name"]}, {"id", z["id"]}, {"interfaces", itfs}});
+    }
+    if (json_out) {
+        out << json{{"zones", zones}}.dump(2) << "\n";
+        return 0;
+    }
+    for (const auto& z : zones) {
+        out << z["name"].get<std::string>() << " (id " << z["id"] << "):";
+        for (const auto& i : z["interfaces"]) {
+            out << " " << i.value("name", "?") << " [" << i.value("xdp_mode", "detached") << "]";
+        }
+        out << "\n";
+    }
+    return 0;
+}
+
+int show_policies(const json& state, bool json_out, std::ostream& out) {
+    json policies = state.value("policies", json::array());
+    if (json_out) {
+        out << json{{"policies", policies}, {"default_action", state.value("default_action", "deny")}}.dump(2)
+            << "\n";
+        return 0;
+    }
+    for (const auto& p : policies) {
+        out << std::setw(4) << p["id"].get<int>() << "  " << std::left << std::setw(24)
+            << p["name"].get<std::string>() << std::setw(12) << p["from"].get<std::string>() << "-> "
+            << std::setw(12) << p["to"].get<std::string>() << p["action"].get<std::string>()
+            << (p.contains("ruleset") ? " " + p["ruleset"].get<std::string>() : "") << std::right << "\n";
+    }
+    out << "default: " << state.value("default_action", "deny") << "\n";
+    return 0;
+}
+
+}  // namespace
+
+int show(const std::string& what, const std::string& instance, bool json_out, std::ostream& out, std::ostream& err) {
+    if (auto s = prepare_bpffs(); !s) {
+        err << "sluice: " << s.error().message << "\n";
+        return 1;
+    }
+    InstancePaths paths = instance_paths(instance);
+    json state = read_state(paths.state_file()).value_or(json::object());
+    if (what == "sessions") return show_sessions(paths, state, json_out, out, err);
+    if (what == "stats") return show_stats(paths, json_out, out, err);
+    if (state.empty()) {
+        err << "sluice: instance " << instance << " is not running (no " << paths.state_file() << ")\n";
+        return 1;
+    }
+    if (what == "zones") return show_zones(state, json_out, out);
+    if (what == "policies") return show_policies(state, json_out, out);
+    err << "sluice: unknown show target " << what << "\n";
+    return 1;
+}
+
+}  // namespace sluice::cli

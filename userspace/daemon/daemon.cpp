@@ -1,0 +1,276 @@
+#include "daemon/daemon.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "compiler/compile.h"
+#include "config/load_config.h"
+#include "daemon/netlink_watcher.h"
+#include "daemon/session_gc.h"
+#include "daemon/state_file.h"
+#include "loader/attach.h"
+#include "loader/datapath.h"
+#include "loader/instance_paths.h"
+#include "loader/map_io.h"
+#include "loader/session_table.h"
+
+namespace sluice {
+namespace {
+
+void log(const std::string& message) { std::cerr << "sluice: " << message << std::endl; }
+
+const char* mode_name(XdpMode m) { return m == XdpMode::Native ? "native" : "generic"; }
+
+struct Attached {
+    ResolvedInterface itf;
+    XdpMode mode = XdpMode::Generic;
+    std::string warning;
+};
+
+class Daemon {
+public:
+    explicit Daemon(RunOptions options) : options_(std::move(options)) {}
+    int run();
+
+private:
+    // Loads and compiles the config file for the datapath's inactive generation.
+    Result<CompiledConfig> load_compiled();
+    Status apply_config(bool initial);
+    Status attach_interface(const ResolvedInterface& itf);
+    void detach_all();
+    void write_state_file();
+    void reload();
+    void serve();
+
+    RunOptions options_;
+    InstancePaths paths_;
+    std::unique_ptr<Datapath> dp_;
+    CompiledConfig current_;
+    std::map<std::string, Attached> attached_;  // by interface name (attach device)
+    nlohmann::json last_reload_ = {{"ok", true}, {"message", ""}};
+    uint64_t reloads_ = 0;
+};
+
+Result<CompiledConfig> Daemon::load_compiled() {
+    auto loaded = config::load_config(options_.config_path);
+    if (!loaded) return loaded.error();
+    return compiler::compile(loaded.value(), dp_->inactive_generation());
+}
+
+Status Daemon::attach_interface(const ResolvedInterface& itf) {
+    // A VLAN sub-interface shares its parent's XDP program.
+    std::string device = itf.name.substr(0, itf.name.find('.'));
+    if (itf.vlan_id != 0 || attached_.count(device)) {
+        if (!attached_.count(device)) {
+            ResolvedInterface parent = itf;
+            parent.name = device;
+            parent.vlan_id = 0;
+            if (auto s = attach_interface(parent); !s) return s;
+        }
+        return {};
+    }
+    XdpMode mode = choose_xdp_mode(itf.xdp_mode, interface_driver(device));
+    auto r = attach_xdp(device, itf.ifindex, dp_->prog_fd("xdp_main_prog"), mode);
+    if (!r) return r.error();
+    if (!r->warning.empty()) log("warning: " + r->warning);
+    if (auto s = attach_tc_egress(device, itf.ifindex, dp_->prog_fd("tc_egress_prog")); !s) {
+        (void)detach_xdp(device, itf.ifindex);
+        return s;
+    }
+    attached_[device] = Attached{.itf = itf, .mode = r->mode, .warning = r->warning};
+    attached_[device].itf.name = device;
+    return {};
+}
+
+void Daemon::detach_all() {
+    for (auto& [name, a] : attached_) {
+        if (auto s = detach_xdp(name, a.itf.ifindex); !s) log(s.error().message);
+        if (auto s = detach_tc_egress(name, a.itf.ifindex); !s) log(s.error().message);
+    }
+    attached_.clear();
+}
+
+Status Daemon::apply_config(bool initial) {
+    auto compiled = load_compiled();
+    if (!compiled) return compiled.error();
+    auto resolved = Datapath::resolve(compiled.value());
+    if (!resolved) return resolved.error();
+    if (auto s = dp_->apply(compiled.value(), resolved.value()); !s) return s;
+    // Interfaces the new config adds get attached; ones it dropped, detached.
+    std::map<std::string, bool> wanted;
+    for (const auto& itf : resolved.value()) {
+        wanted[itf.name.substr(0, itf.name.find('.'))] = true;
+        if (auto s = attach_interface(itf); !s) {
+            if (initial) return s;
+            log("reload: " + s.error().message);
+        }
+    }
+    for (auto it = attached_.begin(); it != attached_.end();) {
+        if (!wanted.count(it->first)) {
+            if (auto s = detach_xdp(it->first, it->second.itf.ifindex); !s) log(s.error().message);
+            if (auto s = detach_tc_egress(it->first, it->second.itf.ifindex); !s) log(s.error().message);
+            it = attached_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    current_ = std::move(compiled.value());
+    return {};
+}
+
+void Daemon::write_state_file() {
+    nlohmann::json state;
+    state["instance"] = options_.instance;
+    state["pid"] = getpid();
+    state["config"] = std::filesystem::absolute(options_.config_path).string();
+    state["pin_dir"] = paths_.pin_dir;
+    runtime_config cfg{};
+    if (read_runtime_config(dp_->map_fd("runtime_cfg"), cfg)) state["config_generation"] = cfg.config_generation;
+    state["reloads"] = reloads_;
+    state["last_reload"] = last_reload_;
+    auto& itfs = state["interfaces"] = nlohmann::json::array();
+    for (const auto& itf : current_.interfaces) {
+        std::string device = itf.parent.empty() ? itf.name : itf.parent;
+        nlohmann::json j = {{"name", itf.name}, {"zone_id", itf.zone_id}, {"vlan_id", itf.vlan_id},
+                            {"xdp_mode_requested", itf.xdp_mode}};
+        if (auto a = attached_.find(device); a != attached_.end()) {
+            j["device"] = device;
+            j["ifindex"] = a->second.itf.ifindex;
+            j["xdp_mode"] = mode_name(a->second.mode);
+            if (!a->second.warning.empty()) j["warning"] = a->second.warning;
+        }
+        itfs.push_back(j);
+    }
+    auto& zones = state["zones"] = nlohmann::json::array();
+    for (const auto& z : current_.zones) zones.push_back({{"name", z.name}, {"id", z.id}});
+    auto& policies = state["policies"] = nlohmann::json::array();
+    for (const auto& p : current_.policies) {
+        static const char* actions[] = {"deny", "permit", "reject", "inspect"};
+        nlohmann::json j = {{"name", p.name}, {"id", p.id}, {"from", p.from_zone}, {"to", p.to_zone},
+                            {"action", actions[p.action & 3]}};
+        if (!p.ruleset.empty()) j["ruleset"] = p.ruleset;
+        policies.push_back(j);
+    }
+    state["default_action"] = current_.default_action == POLICY_ACTION_PERMIT ? "permit"
+                              : current_.default_action == POLICY_ACTION_REJECT ? "reject"
+                                                                                : "deny";
+    if (auto s = write_state(paths_.state_file(), state); !s) log(s.error().message);
+}
+
+void Daemon::reload() {
+    ++reloads_;
+    Status s = apply_config(false);
+    if (s) {
+        last_reload_ = {{"ok", true}, {"message", ""}};
+        log("reloaded " + options_.config_path);
+    } else {
+        // The running config stays in force: apply() flips nothing on error.
+        last_reload_ = {{"ok", false}, {"message", s.error().message}};
+        log("reload rejected, running config kept:\n" + s.error().message);
+    }
+    write_state_file();
+}
+
+void Daemon::serve() {
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGHUP);
+    int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    auto watcher = NetlinkWatcher::open();
+    if (!watcher) log("warning: " + watcher.error().message + "; FIB caches refresh only on config changes");
+    SessionGc gc(dp_->map_fd("sessions_v4"), dp_->map_fd("sessions_v6"), dp_->map_fd("runtime_cfg"),
+                 dp_->map_fd("stats"));
+    for (;;) {
+        pollfd fds[2] = {{sfd, POLLIN, 0}, {watcher ? watcher.value()->fd() : -1, POLLIN, 0}};
+        int n = poll(fds, 2, 1000);
+        if (n > 0 && (fds[0].revents & POLLIN)) {
+            signalfd_siginfo si{};
+            while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+                if (si.ssi_signo == SIGHUP) {
+                    reload();
+                } else {
+                    log("stopping: detaching programs (pinned maps and sessions are kept)");
+                    detach_all();
+                    std::filesystem::remove(paths_.state_file());
+                    close(sfd);
+                    return;
+                }
+            }
+        }
+        if (n > 0 && watcher && (fds[1].revents & POLLIN) && watcher.value()->drain()) {
+            if (auto s = dp_->bump_fib_generation(); !s) log(s.error().message);
+        }
+        if (auto r = gc.maybe_collect(coarse_now_ns()); !r) log("session GC: " + r.error().message);
+    }
+}
+
+int Daemon::run() {
+    // Validate before touching anything: a rejected config attaches nothing.
+    auto parsed = config::load_config(options_.config_path);
+    if (!parsed) {
+        std::cerr << parsed.error().message << (parsed.error().message.ends_with('\n') ? "" : "\n");
+        return 1;
+    }
+    if (auto s = prepare_bpffs(); !s) {
+        log(s.error().message);
+        return 1;
+    }
+    paths_ = instance_paths(options_.instance);
+    if (auto state = read_state(paths_.state_file())) {
+        int pid = state->value("pid", 0);
+        if (pid != getpid() && process_alive(pid)) {
+            log("instance " + options_.instance + " is already running (pid " + std::to_string(pid) + ")");
+            return 1;
+        }
+    }
+    bool fresh_pins = !std::filesystem::exists(paths_.pin_dir);
+    auto dp = Datapath::open(DatapathOptions{.pin_dir = paths_.pin_dir});
+    if (!dp) {
+        log(dp.error().message);
+        if (fresh_pins) (void)remove_pins(paths_.pin_dir);
+        return 1;
+    }
+    dp_ = std::move(dp.value());
+    if (auto s = apply_config(true); !s) {
+        log("not started: " + s.error().message);
+        detach_all();
+        if (fresh_pins) (void)remove_pins(paths_.pin_dir);
+        return 1;
+    }
+    if (auto s = dp_->pin_programs(); !s) log("warning: " + s.error().message);
+    write_state_file();
+
+    std::string summary;
+    for (const auto& [name, a] : attached_) summary += (summary.empty() ? "" : ", ") + name + " " + mode_name(a.mode);
+    log("instance " + options_.instance + " running (pid " + std::to_string(getpid()) + "): " +
+        std::to_string(current_.zones.size()) + " zones, " + std::to_string(current_.policies.size()) +
+        " policies; attached: " + summary + (fresh_pins ? "" : "; sessions kept from the previous run"));
+    serve();
+    return 0;
+}
+
+}  // namespace
+
+int run_daemon(const RunOptions& options) {
+    // Signals arrive through a signalfd; block them before any thread exists.
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGHUP);
+    sigprocmask(SIG_BLOCK, &mask, nullptr);
+    Daemon d(options);
+    return d.run();
+}
+
+}  // namespace sluice

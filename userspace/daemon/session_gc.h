@@ -1,0 +1,31 @@
+// Expires idle sessions. Gated on activity: it walks the tables only when a
+// session may have expired (the earliest expiry seen last walk has passed) or
+// new sessions were created since; the walk is a batched dump, so the kernel
+// skips empty buckets and no syscall is spent per empty slot.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/result.h"
+
+namespace sluice {
+
+class SessionGc {
+public:
+    SessionGc(int sessions_v4_fd, int sessions_v6_fd, int runtime_cfg_fd, int stats_fd);
+
+    // Collects if due; returns how many flows were removed.
+    Result<size_t> maybe_collect(uint64_t now_ns);
+    // Walks unconditionally.
+    Result<size_t> collect(uint64_t now_ns);
+    uint64_t walks() const { return walks_; }
+
+private:
+    int fd_v4_, fd_v6_, cfg_fd_, stats_fd_;
+    uint64_t next_due_ns_ = 0;
+    uint64_t last_created_ = UINT64_MAX;
+    uint64_t walks_ = 0;
+};
+
+}  // namespace sluice

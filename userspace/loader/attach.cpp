@@ -1,0 +1,181 @@
+#include "loader/attach.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <xdp/libxdp.h>
+
+#include <array>
+#include <cstdlib>
+#include <cerrno>
+#include <cstring>
+
+extern "C" {
+#include "map_names.h"
+}
+
+namespace sluice {
+namespace {
+
+// Filter handle/priority of our TC egress filter; fixed so a restart replaces it.
+constexpr uint32_t kTcHandle = 0x51c;
+constexpr uint32_t kTcPriority = 0x51c;
+
+std::string errtext(int err) { return std::strerror(err < 0 ? -err : err); }
+
+xdp_attach_mode to_libxdp(XdpMode mode) { return mode == XdpMode::Native ? XDP_MODE_NATIVE : XDP_MODE_SKB; }
+
+uint32_t to_flags(XdpMode mode) { return mode == XdpMode::Native ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE; }
+
+int silent_libxdp_print(enum libxdp_print_level, const char*, va_list) { return 0; }
+int silent_libbpf_print(enum libbpf_print_level, const char*, va_list) { return 0; }
+
+// libbpf prints the kernel's extack for an existing clsact qdisc ("Exclusivity
+// flag on"), which is expected here; keep it off the operator's terminal.
+class QuietLibbpf {
+public:
+    QuietLibbpf() : old_(libbpf_set_print(silent_libbpf_print)) {}
+    ~QuietLibbpf() { libbpf_set_print(old_); }
+
+private:
+    libbpf_print_fn_t old_;
+};
+
+Status attach_once(uint32_t ifindex, int prog_fd, XdpMode mode) {
+    uint32_t old_id = 0;
+    std::string old_name = attached_xdp_program(ifindex, &old_id);
+    if (old_name == SLUICE_PROG_XDP_MAIN) {
+        // Atomic swap of an earlier sluice's program: libxdp has no replace
+        // for single-program attachments, so use the kernel's REPLACE flag.
+        int old_fd = bpf_prog_get_fd_by_id(old_id);
+        if (old_fd < 0) return make_error("cannot open the attached program: " + errtext(errno));
+        LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = old_fd);
+        int rc = bpf_xdp_attach(static_cast<int>(ifindex), prog_fd, to_flags(mode) | XDP_FLAGS_REPLACE, &opts);
+        close(old_fd);
+        if (rc != 0) return make_error(errtext(rc));
+        return {};
+    }
+    if (!old_name.empty())
+        return make_error("another XDP program (" + old_name + ", id " + std::to_string(old_id) +
+                          ") is attached; detach it first");
+    // sluice owns the interface's XDP hook (it swaps its own program
+    // atomically on restart), so libxdp's multi-program dispatcher is not used.
+    setenv("LIBXDP_SKIP_DISPATCHER", "1", 1);
+    libxdp_set_print(silent_libxdp_print);
+    xdp_program* prog = xdp_program__from_fd(prog_fd);
+    long err = libxdp_get_error(prog);
+    if (err) return make_error("libxdp cannot use the program: " + errtext(static_cast<int>(err)));
+    int rc = xdp_program__attach(prog, static_cast<int>(ifindex), to_libxdp(mode), 0);
+    xdp_program__close(prog);
+    if (rc != 0) return make_error(errtext(rc));
+    return {};
+}
+
+}  // namespace
+
+std::string interface_driver(const std::string& name) {
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return "";
+    ethtool_drvinfo info{};
+    info.cmd = ETHTOOL_GDRVINFO;
+    ifreq ifr{};
+    std::strncpy(ifr.ifr_name, name.c_str(), IFNAMSIZ - 1);
+    ifr.ifr_data = reinterpret_cast<char*>(&info);
+    std::string driver;
+    if (ioctl(fd, SIOCETHTOOL, &ifr) == 0) driver = info.driver;
+    close(fd);
+    return driver;
+}
+
+XdpMode choose_xdp_mode(const std::string& requested, const std::string& driver) {
+    if (requested == "native") return XdpMode::Native;
+    if (requested == "generic") return XdpMode::Generic;
+    static constexpr std::array<const char*, 5> kGoodNative = {"mlx5_core", "i40e", "ice", "ixgbe", "virtio_net"};
+    for (const char* d : kGoodNative) {
+        if (driver == d) return XdpMode::Native;
+    }
+    return XdpMode::Generic;
+}
+
+Result<AttachResult> attach_xdp(const std::string& name, uint32_t ifindex, int prog_fd, XdpMode mode) {
+    AttachResult result{.mode = mode, .warning = ""};
+    Status s = attach_once(ifindex, prog_fd, mode);
+    if (s) return result;
+    if (mode == XdpMode::Native && s.error().message.rfind("another XDP program", 0) != 0) {
+        Status g = attach_once(ifindex, prog_fd, XdpMode::Generic);
+        if (g) {
+            result.mode = XdpMode::Generic;
+            result.warning = "interface " + name + ": native XDP attach failed (" + s.error().message +
+                             "); using generic XDP";
+            return result;
+        }
+        return make_error("interface " + name + ": XDP attach failed: native: " + s.error().message +
+                          "; generic: " + g.error().message);
+    }
+    return make_error("interface " + name + ": XDP attach failed: " + s.error().message);
+}
+
+std::string attached_xdp_program(uint32_t ifindex, uint32_t* prog_id) {
+    LIBBPF_OPTS(bpf_xdp_query_opts, q);
+    if (bpf_xdp_query(static_cast<int>(ifindex), 0, &q) != 0 || q.prog_id == 0) return "";
+    if (prog_id) *prog_id = q.prog_id;
+    int fd = bpf_prog_get_fd_by_id(q.prog_id);
+    if (fd < 0) return "?";
+    bpf_prog_info info{};
+    uint32_t len = sizeof(info);
+    std::string result = bpf_obj_get_info_by_fd(fd, &info, &len) == 0 ? info.name : "?";
+    close(fd);
+    return result;
+}
+
+Status detach_xdp(const std::string& name, uint32_t ifindex) {
+    uint32_t id = 0;
+    std::string prog = attached_xdp_program(ifindex, &id);
+    if (prog.empty()) return {};
+    // Kernel object names are cut to 15 characters; ours fit.
+    if (prog != SLUICE_PROG_XDP_MAIN)
+        return make_error("interface " + name + " runs another XDP program (" + prog + "); left in place");
+    LIBBPF_OPTS(bpf_xdp_query_opts, q);
+    bpf_xdp_query(static_cast<int>(ifindex), 0, &q);
+    uint32_t flags = q.attach_mode == XDP_ATTACHED_DRV ? XDP_FLAGS_DRV_MODE
+                     : q.attach_mode == XDP_ATTACHED_SKB ? XDP_FLAGS_SKB_MODE
+                                                        : 0;
+    int fd = bpf_prog_get_fd_by_id(id);
+    LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = fd);
+    int rc = bpf_xdp_detach(static_cast<int>(ifindex), flags | (fd >= 0 ? XDP_FLAGS_REPLACE : 0), &opts);
+    if (fd >= 0) close(fd);
+    if (rc != 0) return make_error("interface " + name + ": XDP detach failed: " + errtext(rc));
+    return {};
+}
+
+Status attach_tc_egress(const std::string& name, uint32_t ifindex, int prog_fd) {
+    LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = static_cast<int>(ifindex), .attach_point = BPF_TC_EGRESS);
+    int rc;
+    {
+        QuietLibbpf quiet;
+        rc = bpf_tc_hook_create(&hook);
+    }
+    if (rc != 0 && rc != -EEXIST) return make_error("interface " + name + ": cannot create clsact qdisc: " + errtext(rc));
+    LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = prog_fd, .flags = BPF_TC_F_REPLACE, .handle = kTcHandle,
+                .priority = kTcPriority);
+    rc = bpf_tc_attach(&hook, &opts);
+    if (rc != 0) return make_error("interface " + name + ": TC egress attach failed: " + errtext(rc));
+    return {};
+}
+
+Status detach_tc_egress(const std::string& name, uint32_t ifindex) {
+    LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = static_cast<int>(ifindex), .attach_point = BPF_TC_EGRESS);
+    LIBBPF_OPTS(bpf_tc_opts, opts, .handle = kTcHandle, .priority = kTcPriority);
+    int rc = bpf_tc_detach(&hook, &opts);
+    if (rc != 0 && rc != -ENOENT && rc != -EINVAL && rc != -ENODEV)
+        return make_error("interface " + name + ": TC egress detach failed: " + errtext(rc));
+    return {};
+}
+
+}  // namespace sluice

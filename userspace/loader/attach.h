@@ -1,0 +1,42 @@
+// Attaching the datapath to interfaces: XDP (libxdp) on ingress and the TC
+// egress program, per interface, with the mode chosen per design.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/result.h"
+
+namespace sluice {
+
+enum class XdpMode { Native, Generic };
+
+struct AttachResult {
+    XdpMode mode = XdpMode::Generic;
+    std::string warning;   // set when native attach failed and generic was used
+};
+
+// The kernel driver behind an interface ("veth", "mlx5_core", ...), or "".
+std::string interface_driver(const std::string& name);
+
+// `auto`: native for drivers with good native XDP, generic otherwise (veth:
+// native disables GSO/GRO and costs TCP bulk ~8x on this kind of machine).
+XdpMode choose_xdp_mode(const std::string& requested, const std::string& driver);
+
+// Attaches prog_fd as the interface's XDP program. If the interface already
+// runs an earlier sluice's xdp_main_prog, swaps it atomically (no gap for
+// established flows); another program there is an error. Native failures
+// fall back to generic with a warning naming the interface and reason.
+Result<AttachResult> attach_xdp(const std::string& name, uint32_t ifindex, int prog_fd, XdpMode mode);
+
+// Removes sluice's XDP program from the interface (leaves others alone).
+Status detach_xdp(const std::string& name, uint32_t ifindex);
+
+// TC egress (clsact) filter for tc_egress_prog; replaces an earlier one.
+Status attach_tc_egress(const std::string& name, uint32_t ifindex, int prog_fd);
+Status detach_tc_egress(const std::string& name, uint32_t ifindex);
+
+// Name of the XDP program attached to ifindex, or "" when none.
+std::string attached_xdp_program(uint32_t ifindex, uint32_t* prog_id = nullptr);
+
+}  // namespace sluice

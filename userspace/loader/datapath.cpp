@@ -1,0 +1,210 @@
+#include "loader/datapath.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <net/if.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <unistd.h>
+
+#include "loader/map_io.h"
+
+namespace sluice {
+namespace {
+
+std::string errno_text(int err) { return std::strerror(err < 0 ? -err : err); }
+
+}  // namespace
+
+Result<std::unique_ptr<Datapath>> Datapath::open(const DatapathOptions& options) {
+    std::unique_ptr<Datapath> dp(new Datapath());
+    dp->pin_dir_ = options.pin_dir;
+    if (!options.pin_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(options.pin_dir, ec);
+        if (ec) return make_error("cannot create pin directory " + options.pin_dir + ": " + ec.message());
+    }
+
+    LIBBPF_OPTS(bpf_object_open_opts, open_opts);
+    if (!options.pin_dir.empty()) open_opts.pin_root_path = dp->pin_dir_.c_str();
+    sluice_bpf* raw = sluice_bpf::open(&open_opts);
+    if (!raw) return make_error("cannot open the BPF object: " + errno_text(errno));
+    dp->skel_.reset(raw);
+
+    if (options.pin_dir.empty()) {
+        bpf_map* map;
+        bpf_object__for_each_map(map, dp->skel_->obj) {
+            if (bpf_map__set_pin_path(map, nullptr) != 0)
+                return make_error(std::string("cannot unpin map ") + bpf_map__name(map));
+        }
+    }
+    int err = sluice_bpf::load(dp->skel_.get());
+    if (err != 0) {
+        std::string hint = options.pin_dir.empty()
+                               ? ""
+                               : " (if maps pinned under " + options.pin_dir +
+                                     " come from an incompatible sluice version, run `sluice down`)";
+        return make_error("cannot load the BPF programs: " + errno_text(err) + hint);
+    }
+    if (auto s = dp->wire_jump_table(); !s) return s.error();
+
+    // First load: a runtime config that is valid before any policy is applied.
+    runtime_config cfg{};
+    if (auto r = read_runtime_config(dp->map_fd("runtime_cfg"), cfg); !r) return r.error();
+    if (cfg.fib_generation == 0) {
+        cfg.fib_generation = 1;
+        cfg.default_action = POLICY_ACTION_DENY;
+        if (auto w = write_runtime_config(dp->map_fd("runtime_cfg"), cfg); !w) return w.error();
+    }
+    return dp;
+}
+
+int Datapath::map_fd(std::string_view name) const {
+    bpf_map* map = bpf_object__find_map_by_name(skel_->obj, std::string(name).c_str());
+    return map ? bpf_map__fd(map) : -1;
+}
+
+int Datapath::prog_fd(std::string_view name) const {
+    bpf_program* prog = bpf_object__find_program_by_name(skel_->obj, std::string(name).c_str());
+    return prog ? bpf_program__fd(prog) : -1;
+}
+
+Status Datapath::wire_jump_table() {
+    struct Slot {
+        uint32_t slot;
+        bpf_program* prog;
+    } slots[] = {
+        {SLUICE_JUMP_ZONE, skel_->progs.xdp_zone_prog},
+        {SLUICE_JUMP_POLICY, skel_->progs.xdp_policy_prog},
+        {SLUICE_JUMP_FORWARD, skel_->progs.xdp_forward_prog},
+    };
+    int fd = bpf_map__fd(skel_->maps.jump_table);
+    for (const auto& s : slots) {
+        int prog = bpf_program__fd(s.prog);
+        if (bpf_map_update_elem(fd, &s.slot, &prog, BPF_ANY) != 0)
+            return make_error("cannot fill jump_table slot " + std::to_string(s.slot) + ": " +
+                              errno_text(errno));
+    }
+    // The NAT slot stays empty until the NAT stage exists; clear what an
+    // older build may have left there.
+    uint32_t nat = SLUICE_JUMP_NAT;
+    bpf_map_delete_elem(fd, &nat);
+    return {};
+}
+
+uint8_t Datapath::inactive_generation() const {
+    runtime_config cfg{};
+    if (!read_runtime_config(map_fd("runtime_cfg"), cfg)) return 0;
+    if (cfg.config_generation == 0) return 0;
+    return static_cast<uint8_t>((cfg.policy_generation & 1) ^ 1);
+}
+
+Result<std::vector<ResolvedInterface>> Datapath::resolve(const CompiledConfig& config) {
+    std::vector<ResolvedInterface> out;
+    std::string missing;
+    for (const auto& itf : config.interfaces) {
+        ResolvedInterface r{.name = itf.name, .vlan_id = itf.vlan_id, .zone_id = itf.zone_id,
+                            .xdp_mode = itf.xdp_mode};
+        const std::string& attach_name = itf.parent.empty() ? itf.name : itf.parent;
+        r.ifindex = if_nametoindex(attach_name.c_str());
+        if (r.ifindex == 0) {
+            missing += (missing.empty() ? "" : "; ") + std::string("interface ") + attach_name +
+                       " does not exist in this network namespace";
+            continue;
+        }
+        if (!itf.parent.empty()) r.vlan_ifindex = if_nametoindex(itf.name.c_str());
+        out.push_back(r);
+    }
+    if (!missing.empty()) return make_error(missing);
+    return out;
+}
+
+Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedInterface>& interfaces) {
+    const auto& t = config.tables;
+    const uint8_t gen = t.generation;
+    runtime_config cfg{};
+    if (auto r = read_runtime_config(map_fd("runtime_cfg"), cfg); !r) return r;
+    if (cfg.config_generation != 0 && gen == (cfg.policy_generation & 1))
+        return make_error("internal: config compiled for the active generation");
+
+    // 1. The inactive generation: clear, then fill.
+    for (const char* name : {"pol_zone_pairs", "pol_src_v4", "pol_dst_v4", "pol_src_v6", "pol_dst_v6",
+                             "pol_app_bits"}) {
+        if (auto s = delete_generation(map_fd(name), name, gen); !s) return s;
+    }
+    if (auto s = write_entries(map_fd("pol_zone_pairs"), "pol_zone_pairs", t.zone_pairs); !s) return s;
+    if (auto s = write_entries(map_fd("pol_src_v4"), "pol_src_v4", t.src_v4); !s) return s;
+    if (auto s = write_entries(map_fd("pol_dst_v4"), "pol_dst_v4", t.dst_v4); !s) return s;
+    if (auto s = write_entries(map_fd("pol_src_v6"), "pol_src_v6", t.src_v6); !s) return s;
+    if (auto s = write_entries(map_fd("pol_dst_v6"), "pol_dst_v6", t.dst_v6); !s) return s;
+    if (auto s = write_entries(map_fd("pol_app_bits"), "pol_app_bits", t.app_bits); !s) return s;
+    if (auto s = write_array(map_fd("pol_port_class"), "pol_port_class",
+                             uint32_t(gen) * POLICY_PROTO_SLOTS * POLICY_PORTS, t.port_class);
+        !s)
+        return s;
+    if (auto s = write_array(map_fd("pol_rules"), "pol_rules", uint32_t(gen) * POLICY_MAX_RULES, t.rules); !s)
+        return s;
+
+    // 2. Interfaces: zone bindings and redirect targets (added before the
+    //    flip, stale ones removed after it).
+    std::vector<std::pair<zone_key, zone_value>> bindings;
+    std::vector<uint32_t> ports;
+    for (const auto& itf : interfaces) {
+        zone_value zv{.zone_id = itf.zone_id, .flags = 0};
+        bindings.push_back({zone_key{.ifindex = itf.ifindex, .vlan_id = itf.vlan_id, .pad = 0}, zv});
+        if (itf.vlan_ifindex)
+            bindings.push_back({zone_key{.ifindex = itf.vlan_ifindex, .vlan_id = 0, .pad = 0}, zv});
+        if (itf.vlan_id == 0) ports.push_back(itf.ifindex);
+    }
+    if (auto s = write_entries(map_fd("zones"), "zones", bindings); !s) return s;
+    if (auto s = write_devmap(map_fd("tx_ports"), ports); !s) return s;
+
+    // 3. The flip: one write of runtime_cfg makes everything above active.
+    cfg.policy_generation = gen;
+    cfg.policy_words[gen] = t.words;
+    cfg.default_action = static_cast<uint8_t>(config.default_action);
+    for (int i = 0; i < TIMEOUT_CLASS_COUNT; ++i) cfg.timeout_ns[i] = config.timeout_ns[i];
+    cfg.config_generation += 1;
+    cfg.fib_generation += 1;  // zone bindings may have moved: recheck egress
+    if (cfg.fib_generation == 0) cfg.fib_generation = 1;
+    if (auto s = write_runtime_config(map_fd("runtime_cfg"), cfg); !s) return s;
+
+    // 4. Bindings and ports the new config no longer has.
+    if (auto s = prune_zones(map_fd("zones"), bindings); !s) return s;
+    return prune_devmap(map_fd("tx_ports"), ports);
+}
+
+Status Datapath::bump_fib_generation() {
+    runtime_config cfg{};
+    if (auto r = read_runtime_config(map_fd("runtime_cfg"), cfg); !r) return r;
+    cfg.fib_generation += 1;
+    if (cfg.fib_generation == 0) cfg.fib_generation = 1;
+    return write_runtime_config(map_fd("runtime_cfg"), cfg);
+}
+
+Status Datapath::pin_programs() const {
+    if (pin_dir_.empty()) return {};
+    std::string dir = pin_dir_ + "/progs";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    bpf_program* prog;
+    bpf_object__for_each_program(prog, skel_->obj) {
+        std::string path = dir + "/" + bpf_program__name(prog);
+        unlink(path.c_str());
+        if (bpf_program__pin(prog, path.c_str()) != 0)
+            return make_error("cannot pin program at " + path + ": " + errno_text(errno));
+    }
+    return {};
+}
+
+Status remove_pins(const std::string& pin_dir) {
+    std::error_code ec;
+    if (!std::filesystem::exists(pin_dir, ec)) return {};
+    std::filesystem::remove_all(pin_dir, ec);
+    if (ec) return make_error("cannot remove pins under " + pin_dir + ": " + ec.message());
+    return {};
+}
+
+}  // namespace sluice

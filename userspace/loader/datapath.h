@@ -1,0 +1,70 @@
+// The loaded datapath: the BPF object with its maps (reused from pins when an
+// earlier run left them, so sessions survive a restart) and the operations the
+// controller performs on it. The one place that turns a CompiledConfig into
+// map writes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "compiler/compiled_config.h"
+#include "loader/bpf_object.h"
+
+namespace sluice {
+
+struct DatapathOptions {
+    // bpffs directory for the maps (created if needed). Empty: nothing is
+    // pinned (tests and benchmarks).
+    std::string pin_dir;
+};
+
+// An interface as the kernel knows it, resolved from a CompiledInterface.
+struct ResolvedInterface {
+    std::string name;
+    uint32_t ifindex = 0;          // the device XDP attaches to (the parent for VLANs)
+    uint32_t vlan_ifindex = 0;     // the VLAN device itself, when it exists
+    uint16_t vlan_id = 0;
+    uint16_t zone_id = 0;
+    std::string xdp_mode;
+};
+
+class Datapath {
+public:
+    static Result<std::unique_ptr<Datapath>> open(const DatapathOptions& options);
+
+    int map_fd(std::string_view name) const;
+    int prog_fd(std::string_view name) const;
+    const std::string& pin_dir() const { return pin_dir_; }
+
+    // The policy generation a new config must be compiled for (the inactive one).
+    uint8_t inactive_generation() const;
+
+    // Resolves every interface of the config in the current network namespace.
+    static Result<std::vector<ResolvedInterface>> resolve(const CompiledConfig& config);
+
+    // Writes a config compiled for inactive_generation(), then makes it
+    // active with one write. On error the running config stays in force.
+    Status apply(const CompiledConfig& config, const std::vector<ResolvedInterface>& interfaces);
+
+    // Invalidates every cached FIB result (routes or neighbours changed).
+    Status bump_fib_generation();
+
+    // Pins the programs under pin_dir/progs (replacing older pins).
+    Status pin_programs() const;
+
+private:
+    Datapath() = default;
+    Status wire_jump_table();
+
+    SkeletonPtr skel_;
+    std::string pin_dir_;
+};
+
+// Removes an instance's pins (maps and programs).
+Status remove_pins(const std::string& pin_dir);
+
+}  // namespace sluice

@@ -1,0 +1,79 @@
+#include "loader/map_io.h"
+
+#include <bpf/libbpf.h>
+
+#include <algorithm>
+#include <array>
+
+namespace sluice {
+
+Status read_runtime_config(int fd, runtime_config& out) {
+    uint32_t key = 0;
+    if (bpf_map_lookup_elem(fd, &key, &out) != 0) return map_error("cannot read", "runtime_cfg", errno);
+    return {};
+}
+
+Status write_runtime_config(int fd, const runtime_config& cfg) {
+    uint32_t key = 0;
+    if (bpf_map_update_elem(fd, &key, &cfg, BPF_ANY) != 0) return map_error("cannot write", "runtime_cfg", errno);
+    return {};
+}
+
+Status delete_generation(int fd, const std::string& name, uint8_t gen) {
+    bpf_map_info info{};
+    uint32_t len = sizeof(info);
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0) return map_error("cannot inspect", name, errno);
+    std::vector<uint8_t> key(info.key_size), next(info.key_size);
+    std::vector<std::vector<uint8_t>> doomed;
+    const void* prev = nullptr;
+    while (bpf_map_get_next_key(fd, prev, next.data()) == 0) {
+        if (next[4] == gen) doomed.push_back(next);
+        key = next;
+        prev = key.data();
+    }
+    for (const auto& k : doomed) {
+        if (bpf_map_delete_elem(fd, k.data()) != 0 && errno != ENOENT)
+            return map_error("cannot delete from", name, errno);
+    }
+    return {};
+}
+
+Status write_devmap(int fd, const std::vector<uint32_t>& ifindexes) {
+    for (uint32_t ifindex : ifindexes) {
+        bpf_devmap_val val{};
+        val.ifindex = ifindex;
+        if (bpf_map_update_elem(fd, &ifindex, &val, BPF_ANY) != 0) return map_error("cannot write", "tx_ports", errno);
+    }
+    return {};
+}
+
+Status prune_devmap(int fd, const std::vector<uint32_t>& keep) {
+    for (uint32_t key : map_keys<uint32_t>(fd)) {
+        if (std::find(keep.begin(), keep.end(), key) == keep.end()) bpf_map_delete_elem(fd, &key);
+    }
+    return {};
+}
+
+Status prune_zones(int fd, const std::vector<std::pair<zone_key, zone_value>>& keep) {
+    for (zone_key key : map_keys<zone_key>(fd)) {
+        bool wanted = std::any_of(keep.begin(), keep.end(), [&](const auto& kv) {
+            return kv.first.ifindex == key.ifindex && kv.first.vlan_id == key.vlan_id;
+        });
+        if (!wanted) bpf_map_delete_elem(fd, &key);
+    }
+    return {};
+}
+
+Result<std::vector<uint64_t>> read_percpu_counters(int fd, uint32_t entries) {
+    int cpus = libbpf_num_possible_cpus();
+    if (cpus <= 0) return make_error("cannot count CPUs");
+    std::vector<uint64_t> per_cpu(static_cast<size_t>(cpus));
+    std::vector<uint64_t> totals(entries, 0);
+    for (uint32_t i = 0; i < entries; ++i) {
+        if (bpf_map_lookup_elem(fd, &i, per_cpu.data()) != 0) return map_error("cannot read", "stats", errno);
+        for (uint64_t v : per_cpu) totals[i] += v;
+    }
+    return totals;
+}
+
+}  // namespace sluice
