@@ -17,7 +17,7 @@ static __always_inline int fib_pass_reason(int rc)
 	case BPF_FIB_LKUP_RET_NO_NEIGH:
 		return STAT_PASS_NO_NEIGH;
 	case BPF_FIB_LKUP_RET_FRAG_NEEDED:
-		return STAT_PASS_FRAG_NEEDED;
+		return STAT_PASS_OVER_MTU;
 	default:
 		return STAT_PASS_NO_ROUTE;
 	}
@@ -59,8 +59,10 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct packet_ctx 
 		count(STAT_PASS_NO_XMIT);
 		return XDP_PASS;
 	}
+	/* In generic mode GSO/GRO aggregates arrive here whole; the kernel
+	 * refuses to redirect them (xdp_ok_fwd_dev), so it forwards them. */
 	if (pc->fib.mtu && pc->l3_len > pc->fib.mtu) {
-		count(STAT_PASS_FRAG_NEEDED);
+		count(STAT_PASS_OVER_MTU);
 		return XDP_PASS;
 	}
 	if (pc->l3_off != sizeof(struct ethhdr) && vlan_pop(ctx, pc))

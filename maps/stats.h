@@ -26,7 +26,7 @@
 	X(STAT_PASS_NO_NEIGH, "pass-no-neighbour", pass)                         \
 	X(STAT_PASS_NO_ROUTE, "pass-no-route", pass)                             \
 	X(STAT_PASS_NO_XMIT, "pass-egress-not-redirectable", pass)               \
-	X(STAT_PASS_FRAG_NEEDED, "pass-fragmentation-needed", pass)              \
+	X(STAT_PASS_OVER_MTU, "pass-larger-than-egress-mtu", pass)               \
 	X(STAT_DROP_ETH_TRUNCATED, "drop-eth-truncated", drop)                   \
 	X(STAT_DROP_VLAN_TRUNCATED, "drop-vlan-truncated", drop)                 \
 	X(STAT_DROP_VLAN_TOO_DEEP, "drop-vlan-too-deep", drop)                   \
