@@ -191,7 +191,9 @@ XdpRunResult DatapathTest::run(const Bytes& frame, uint32_t ingress_ifindex) {
 XdpRunResult DatapathTest::expect_fixture(const Fixture& fixture) {
     XdpRunner runner(env_->prog_fd(SLUICE_PROG_XDP_MAIN));
     XdpRunResult result;
-    EXPECT_TRUE(check_fixture(runner, fixture, &result));
+    auto verdict = check_fixture(runner, fixture, &result);
+    // The counters usually say why a verdict differs.
+    EXPECT_TRUE(verdict) << "counters since the last snapshot: " << describe_delta(stats_delta());
     return result;
 }
 
