@@ -88,5 +88,24 @@ TEST_F(FragmentTest, Ipv6DeniedFirstFragmentAndItsLaterFragmentAreDropped) {
     EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_FRAG_DENIED));
 }
 
+
+TEST_F(FragmentTest, Ipv6DestinationOptionsAfterFragmentHeaderFollowTheRecord) {
+    // RFC 8200 §4.5: destination options for the final destination belong to
+    // the fragmentable part, so they sit after the fragment header and only
+    // the first fragment carries them; later fragments say next-header 60.
+    auto first = [](PacketBuilder b) {
+        return b.fragment_header(0, true, 0x99).destination_options().udp(kClientPort, 53).udp_length(kUdpLength)
+            .payload_pattern(kFirstPart - 8 - 8).build();
+    };
+    auto later = [](PacketBuilder b) {
+        return b.fragment_header(kFirstPart, false, 0x99).protocol(proto::kDestOpts)
+            .payload_pattern(kUdpLength + 8 - kFirstPart).build();
+    };
+    expect_fixture({"IPv6 first fragment, dest-opts after the fragment header", first(lan_to_wan6()), lan_if(),
+                    XDP_REDIRECT, first(lan_to_wan6_out())});
+    expect_fixture({"IPv6 later fragment of that datagram", later(lan_to_wan6()), lan_if(), XDP_REDIRECT,
+                    later(lan_to_wan6_out())});
+}
+
 }  // namespace
 }  // namespace sluice::test
