@@ -43,8 +43,13 @@ import json,sys
 for blk in json.load(open(sys.argv[1])):
     for x in blk.get("tc", []):
         if x.get("devname") == sys.argv[2] and x.get("kind") == "clsact/egress":
-            print(x.get("name", "")); sys.exit()' "$IT_TMP/net.json" $dev)
-    if name_ok "$tc_name" tc_egress_prog; then it_pass "TC egress program on $dev is tc_egress_prog"
+            # bpftool prints the filter as "NAME:[ID]" and, in JSON, the id too
+            print(x.get("id", ""), x.get("name", "").split(":[")[0]); sys.exit()' "$IT_TMP/net.json" $dev)
+    read -r tc_id tc_name <<<"$tc_name"
+    if [ -n "$tc_id" ]; then
+        tc_name=$(bpftool -j prog show id "$tc_id" 2>/dev/null | "$IT_PY" -c 'import json,sys; print(json.load(sys.stdin).get("name",""))' 2>/dev/null)
+    fi
+    if name_ok "$tc_name" tc_egress_prog; then it_pass "TC egress program on $dev is tc_egress_prog (id ${tc_id:-?})"
     else it_fail "TC egress program on $dev is tc_egress_prog" "bpftool net show printed '$tc_name'"; fi
 done
 
