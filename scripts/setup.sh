@@ -12,7 +12,7 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # run time, tests and the main job
   iproute2 iputils-ping iperf3 ethtool nftables tcpdump socat netcat-openbsd
-  linux-perf procps
+  linux-perf procps python3
 )
 
 if [ "$(id -u)" -ne 0 ]; then
