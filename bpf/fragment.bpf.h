@@ -22,7 +22,6 @@ static __always_inline void frag_key_of(const struct packet_ctx *pc, union frag_
 		__builtin_memcpy(k->v6.src_addr, pc->key.v6.src_addr, 16);
 		__builtin_memcpy(k->v6.dst_addr, pc->key.v6.dst_addr, 16);
 		k->v6.id = pc->frag_id;
-		k->v6.protocol = pc->protocol;
 	}
 }
 
@@ -38,6 +37,7 @@ static __always_inline void frag_record(const struct packet_ctx *pc, __u8 verdic
 	frag_key_of(pc, &k);
 	v.last_seen_ns = now;
 	v.verdict = verdict;
+	v.protocol = pc->protocol;
 	if (pc->family == SLUICE_FAMILY_IPV4) {
 		v.src_port = pc->key.v4.src_port;
 		v.dst_port = pc->key.v4.dst_port;
@@ -67,12 +67,14 @@ static __always_inline int frag_follow(struct packet_ctx *pc, __u64 now)
 	if (v->verdict == FRAG_VERDICT_DROP)
 		return STAT_DROP_FRAG_DENIED;
 	v->last_seen_ns = now;
+	pc->protocol = v->protocol;
 	if (pc->family == SLUICE_FAMILY_IPV4) {
 		pc->key.v4.src_port = v->src_port;
 		pc->key.v4.dst_port = v->dst_port;
 	} else {
 		pc->key.v6.src_port = v->src_port;
 		pc->key.v6.dst_port = v->dst_port;
+		pc->key.v6.protocol = v->protocol;
 	}
 	count(STAT_FRAG_FOLLOWED);
 	return 0;

@@ -146,18 +146,52 @@ static __always_inline int parse_icmp_inner_v4(struct packet_ctx *pc, void *inne
 	return PARSE_OK;
 }
 
+static __always_inline int ipv6_is_ext(__u8 nexthdr)
+{
+	return nexthdr == IPPROTO_HOPOPTS || nexthdr == IPPROTO_ROUTING ||
+	       nexthdr == IPPROTO_DSTOPTS || nexthdr == IPPROTO_FRAGMENT;
+}
+
+/* Extension headers walked inside a quoted packet before giving up. */
+#define IPV6_QUOTED_EXT_MAX 4
+
 static __always_inline int parse_icmp_inner_v6(struct packet_ctx *pc, void *inner, void *data_end)
 {
 	struct ipv6hdr *ip6 = inner;
 	struct session_key_v6 *k = &pc->inner_key.v6;
+	void *cursor;
+	__u8 nexthdr;
+	int i;
 
 	if ((void *)(ip6 + 1) > data_end)
 		return STAT_DROP_ICMPV6_TRUNCATED;
 	__builtin_memset(k, 0, sizeof(*k));
 	__builtin_memcpy(k->src_addr, &ip6->saddr, 16);
 	__builtin_memcpy(k->dst_addr, &ip6->daddr, 16);
-	k->protocol = ip6->nexthdr;
-	if (quoted_ports(inner + sizeof(*ip6), data_end, ip6->nexthdr, &k->src_port, &k->dst_port))
+	/* The quoted packet may carry extension headers too: its session is
+	 * keyed by its L4 protocol and ports. */
+	nexthdr = ip6->nexthdr;
+	cursor = ip6 + 1;
+	for (i = 0; i < IPV6_QUOTED_EXT_MAX; i++) {
+		__u8 *ext = cursor;
+
+		if (!ipv6_is_ext(nexthdr))
+			break;
+		if ((void *)(ext + 8) > data_end)
+			return STAT_DROP_ICMPV6_TRUNCATED;
+		if (nexthdr == IPPROTO_FRAGMENT) {
+			if (bpf_ntohs(*(__be16 *)(ext + 2)) & 0xfff8)
+				return STAT_DROP_ICMPV6_TRUNCATED; /* a later fragment quotes no ports */
+			cursor += 8;
+		} else {
+			cursor += (ext[1] + 1) * 8;
+		}
+		nexthdr = ext[0];
+	}
+	if (ipv6_is_ext(nexthdr))
+		return STAT_DROP_ICMPV6_TRUNCATED;
+	k->protocol = nexthdr;
+	if (quoted_ports(cursor, data_end, nexthdr, &k->src_port, &k->dst_port))
 		return STAT_DROP_ICMPV6_TRUNCATED;
 	return PARSE_OK;
 }
@@ -356,8 +390,7 @@ static __always_inline int parse_ipv6(struct packet_ctx *pc, void *data, void *d
 			break;
 		}
 	}
-	if (nexthdr == IPPROTO_HOPOPTS || nexthdr == IPPROTO_ROUTING ||
-	    nexthdr == IPPROTO_DSTOPTS || nexthdr == IPPROTO_FRAGMENT)
+	if (ipv6_is_ext(nexthdr))
 		return STAT_DROP_IPV6_EXT_TOO_MANY;
 
 	pc->protocol = nexthdr;

@@ -18,6 +18,9 @@ struct frag_key_v4 {
 	__u8 pad;
 };
 
+/* IPv6: protocol is always 0. A later fragment's fragment header names the
+ * header that follows it in the first fragment (which may be an extension
+ * header, RFC 8200 §4.5), not the L4 protocol; the record restores that. */
 struct frag_key_v6 {
 	__be32 src_addr[4];
 	__be32 dst_addr[4];
@@ -36,7 +39,8 @@ struct frag_value {
 	__be16 src_port;           /* L4 ports of the first fragment */
 	__be16 dst_port;
 	__u8 verdict;              /* enum frag_verdict */
-	__u8 pad[3];
+	__u8 protocol;             /* L4 protocol of the first fragment */
+	__u8 pad[2];
 };
 
 #endif

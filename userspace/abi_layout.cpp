@@ -91,6 +91,7 @@ PIN_OFFSET(frag_key_v6, protocol, 36);
 PIN_SIZE(frag_value, 16);
 PIN_OFFSET(frag_value, src_port, 8);
 PIN_OFFSET(frag_value, verdict, 12);
+PIN_OFFSET(frag_value, protocol, 13);
 
 PIN_SIZE(flow_cache_key, 40);
 PIN_OFFSET(flow_cache_key, src_port, 4);
