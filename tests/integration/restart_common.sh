@@ -33,7 +33,7 @@ restart_scenario() {
     it_log "stopping the daemon (pid $SLUICE_PID) with SIG$signal"
     local old=$SLUICE_PID rc
     kill -"$signal" "$old"
-    wait "$old"
+    wait "$old" 2>/dev/null
     rc=$?
     it_forget_pid "$old"
     if [ "$signal" = KILL ]; then

@@ -33,7 +33,7 @@ for how in TERM KILL; do
     it_check "while running: pin dir exists" test -d "$pin_dir"
     pid=$SLUICE_PID
     if [ $how = KILL ]; then
-        kill -KILL "$pid"; wait "$pid" 2>/dev/null; it_forget_pid "$pid"
+        kill -KILL "$pid"; { wait "$pid"; } 2>/dev/null; it_forget_pid "$pid"
         when="down after SIGKILL"
     else
         when="down"
