@@ -183,8 +183,9 @@ int show_policies(const json& state, bool json_out, std::ostream& out) {
     for (const auto& p : policies) {
         out << std::setw(4) << p["id"].get<int>() << "  " << std::left << std::setw(24)
             << p["name"].get<std::string>() << std::setw(12) << p["from"].get<std::string>() << "-> "
-            << std::setw(12) << p["to"].get<std::string>() << p["action"].get<std::string>()
-            << (p.contains("ruleset") ? " " + p["ruleset"].get<std::string>() : "") << std::right << "\n";
+            << std::setw(12) << p["to"].get<std::string>() << p["action"].get<std::string>();
+        if (p.contains("ruleset")) out << ' ' << p["ruleset"].get<std::string>();
+        out << std::right << "\n";
     }
     out << "default: " << state.value("default_action", "deny") << "\n";
     return 0;
