@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Every map of the datapath. Types come from maps/ (the shared ABI); names from
- * maps/map_names.h. All are pinned by name so a restarted controller reuses
- * them (sessions survive) and `sluice show` reads them from bpffs.
+ * maps/map_names.h. All but tx_ports are pinned by name so a restarted
+ * controller reuses them (sessions survive) and `sluice show` reads them.
  */
 #ifndef SLUICE_BPF_MAPS_H
 #define SLUICE_BPF_MAPS_H
@@ -39,13 +39,15 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } zones SEC(".maps");
 
-/* Egress interfaces XDP may redirect to; anything else goes through the kernel. */
+/* Egress interfaces XDP may redirect to; anything else goes through the kernel.
+ * Not pinned: the kernel adds BPF_F_RDONLY_PROG to a devmap's flags, so libbpf
+ * 1.1 never finds a pinned one compatible; the controller refills it from the
+ * config on every start before the programs take over. */
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
 	__uint(max_entries, SLUICE_MAX_INTERFACES);
 	__type(key, __u32);
 	__type(value, struct bpf_devmap_val);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } tx_ports SEC(".maps");
 
 /* Classifier: (from zone, to zone, generation) → rules of that zone pair. */

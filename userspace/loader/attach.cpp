@@ -172,6 +172,7 @@ Status attach_tc_egress(const std::string& name, uint32_t ifindex, int prog_fd) 
 Status detach_tc_egress(const std::string& name, uint32_t ifindex) {
     LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = static_cast<int>(ifindex), .attach_point = BPF_TC_EGRESS);
     LIBBPF_OPTS(bpf_tc_opts, opts, .handle = kTcHandle, .priority = kTcPriority);
+    QuietLibbpf quiet;  // "Cannot find specified filter chain" when already gone
     int rc = bpf_tc_detach(&hook, &opts);
     if (rc != 0 && rc != -ENOENT && rc != -EINVAL && rc != -ENODEV)
         return make_error("interface " + name + ": TC egress detach failed: " + errtext(rc));

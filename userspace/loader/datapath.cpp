@@ -48,7 +48,6 @@ Result<std::unique_ptr<Datapath>> Datapath::open(const DatapathOptions& options)
                                      " come from an incompatible sluice version, run `sluice down`)";
         return make_error("cannot load the BPF programs: " + errno_text(err) + hint);
     }
-    if (auto s = dp->wire_jump_table(); !s) return s.error();
 
     // First load: a runtime config that is valid before any policy is applied.
     runtime_config cfg{};
@@ -173,7 +172,12 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
 
     // 4. Bindings and ports the new config no longer has.
     if (auto s = prune_zones(map_fd("zones"), bindings); !s) return s;
-    return prune_devmap(map_fd("tx_ports"), ports);
+    if (auto s = prune_devmap(map_fd("tx_ports"), ports); !s) return s;
+
+    // 5. Only now do this process's programs take over the tail calls (after
+    //    a restart the old xdp_main_prog, still attached, jumps into them):
+    //    their unpinned tx_ports is filled.
+    return wire_jump_table();
 }
 
 Status Datapath::bump_fib_generation() {

@@ -47,7 +47,8 @@ public:
     static Result<std::vector<ResolvedInterface>> resolve(const CompiledConfig& config);
 
     // Writes a config compiled for inactive_generation(), then makes it
-    // active with one write. On error the running config stays in force.
+    // active with one write, and points the tail calls at this process's
+    // programs. On error the running config stays in force.
     Status apply(const CompiledConfig& config, const std::vector<ResolvedInterface>& interfaces);
 
     // Invalidates every cached FIB result (routes or neighbours changed).
