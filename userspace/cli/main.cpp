@@ -5,6 +5,7 @@
 
 #include "cli/control.h"
 #include "cli/show.h"
+#include "cluster/cluster_cli.h"
 #include "config/check.h"
 #include "daemon/daemon.h"
 #include "loader/instance_paths.h"
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
     show->add_option("--instance", instance, "instance name");
     show->add_flag("--json", json, "machine-readable output");
 
+    sluice::cluster::add_cluster_commands(app);
     CLI11_PARSE(app, argc, argv);
     if (!netns.empty()) {
         if (auto s = sluice::enter_netns(netns); !s) {
