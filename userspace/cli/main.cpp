@@ -9,6 +9,7 @@
 #include "config/check.h"
 #include "daemon/daemon.h"
 #include "loader/instance_paths.h"
+#include "perftest/perftest_cli.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"sluice: a stateful zone firewall whose fast path runs in XDP/TC"};
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     show->add_option("--instance", instance, "instance name");
     show->add_flag("--json", json, "machine-readable output");
 
+    sluice::perftest::add_perf_test_commands(app);
     sluice::cluster::add_cluster_commands(app);
     CLI11_PARSE(app, argc, argv);
     if (!netns.empty()) {

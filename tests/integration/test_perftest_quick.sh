@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# `sluice perf-test compare --quick --json` on a fresh netns cluster: the
+# table has an IPv4 and an IPv6 row with non-zero throughput and a gap; the
+# run leaves the cluster as it found it. No speed thresholds: any non-zero
+# rate passes. `sluice cluster down` runs in the EXIT trap.
+set -u
+SRC=${SLUICE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+SLUICE=${SLUICE_BIN:-$SRC/build/userspace/sluice}
+PY=/usr/bin/python3
+P="pq$$"
+P=${P:0:10}
+TMP=$(mktemp -d /tmp/sluice-it-perftest.XXXXXX)
+UP=0
+
+skip() { echo "SKIP: perftest_quick: $*"; exit 77; }
+cleanup() {
+    local rc=$?
+    if [ "$UP" = 1 ]; then
+        "$SLUICE" cluster down --prefix "$P" >>"$TMP/cluster.log" 2>&1 || { echo "cluster down failed:"; cat "$TMP/cluster.log"; rc=1; }
+    fi
+    rm -rf "$TMP"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, BPF)"
+[ -x "$SLUICE" ] || skip "no sluice binary at $SLUICE (set SLUICE_BIN)"
+[ -x "$PY" ] || skip "$PY (Debian's python3) is not installed"
+command -v iperf3 >/dev/null || skip "iperf3 is not installed"
+command -v ip >/dev/null || skip "iproute2 is not installed"
+"$SLUICE" perf-test --help >/dev/null 2>&1 || skip "this sluice has no perf-test command"
+"$SLUICE" cluster --help >/dev/null 2>&1 || skip "this sluice has no cluster command"
+if ! mountpoint -q /sys/fs/bpf; then
+    mount -t bpf bpf /sys/fs/bpf 2>/dev/null || skip "bpffs cannot be mounted at /sys/fs/bpf"
+fi
+
+echo "[perftest_quick] cluster up --prefix $P"
+UP=1
+if ! "$SLUICE" cluster up --prefix "$P" >"$TMP/cluster.log" 2>&1; then
+    echo "FAIL: perftest_quick: cluster up failed:"
+    cat "$TMP/cluster.log"
+    exit 1
+fi
+
+echo "[perftest_quick] perf-test compare --quick --prefix $P --json"
+if ! "$SLUICE" perf-test compare --quick --prefix "$P" --json --env netns \
+        --history "$TMP/history.csv" >"$TMP/out.json" 2>"$TMP/err.log"; then
+    echo "FAIL: perftest_quick: perf-test exited non-zero; stderr:"
+    cat "$TMP/err.log"
+    echo "stdout:"
+    cat "$TMP/out.json"
+    exit 1
+fi
+cat "$TMP/err.log"
+
+"$PY" - "$TMP/out.json" "$TMP/history.csv" <<'PYEOF'
+import csv, json, sys
+failures = []
+def check(what, ok):
+    print(("ok    " if ok else "FAIL  ") + what)
+    if not ok:
+        failures.append(what)
+
+d = json.load(open(sys.argv[1]))
+check("environment is netns", d.get("environment") == "netns")
+check("quick run, one pass", d.get("quick") is True and d.get("passes") == 1)
+check("every run succeeded", d.get("ok") is True)
+table = d.get("table", [])
+check("table rows are IPv4 then IPv6", [r.get("protocol") for r in table] == ["IPv4", "IPv6"])
+for row in table:
+    tp = row.get("throughput_gbps") or {}
+    check("%s throughput is non-zero" % row.get("protocol"), (tp.get("median") or 0) > 0)
+    check("%s has retransmits and an expected baseline" % row.get("protocol"),
+          isinstance(row.get("retransmits"), dict) and "describe" in (row.get("expected") or {}))
+check("gap is a number", isinstance(d.get("gap_percent"), (int, float)))
+runs = d.get("runs", [])
+check("two iperf3 runs, both through sluice",
+      len(runs) == 2 and all(r.get("config") == "sluice" and r.get("receiver_bps", 0) > 0 for r in runs))
+rows = list(csv.DictReader(open(sys.argv[2])))
+check("one history row written", len(rows) == 1 and rows[0]["environment"] == "netns" and rows[0]["quick"] == "yes")
+if failures:
+    print("FAIL: perftest_quick: %d check(s) failed" % len(failures))
+    sys.exit(1)
+print("PASS: perftest_quick")
+PYEOF

@@ -1,0 +1,208 @@
+#include "perftest/profiler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include "cluster/process.h"
+#include "perftest/throughput.h"
+
+namespace sluice::perftest {
+
+namespace {
+
+std::string fixed(double value, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+    return buf;
+}
+
+std::string first_line(const std::string& s) {
+    auto start = s.find_first_not_of("\n ");
+    if (start == std::string::npos) return "";
+    return s.substr(start, s.find('\n', start) - start);
+}
+
+}  // namespace
+
+Result<std::string> find_perf(cluster::Executor& executor, const std::string& node) {
+    std::string tried;
+    for (const char* candidate : {"perf", "perf_6.1"}) {
+        auto r = executor.run(node, {candidate, "--version"}, std::chrono::seconds(20));
+        if (r && r->exit_status == 0) return std::string(candidate);
+        tried += std::string(tried.empty() ? "" : "; ") + candidate + ": " +
+                 (r ? first_line(r->err.empty() ? r->out : r->err) : r.error().message);
+    }
+    // Debian: /usr/bin/perf_X.Y from linux-perf, whatever the kernel's version.
+    auto r = executor.run(node, {"sh", "-c", "ls /usr/bin/perf_* 2>/dev/null | head -n 1"}, std::chrono::seconds(20));
+    if (r && r->exit_status == 0) {
+        std::string path = first_line(r->out);
+        if (!path.empty()) return path;
+    }
+    return make_error("perf is not installed on " + node + " (" + tried +
+                      "); install it (Debian: apt-get install linux-perf; scripts/setup.sh does)");
+}
+
+Result<ProfileRun> record_profile(cluster::Executor& executor, const cluster::Environment& environment, Family family,
+                                  const ProfileOptions& options, std::ostream& log) {
+    ProfileRun run;
+    run.family = family;
+    run.node = environment.fw0;
+    run.options = options;
+    const std::string& target = target_of(environment, family);
+    if (target.empty()) return make_error("environment " + environment.name + " has no " + display_name(family) + " target");
+    auto perf = find_perf(executor, run.node);
+    if (!perf) return perf.error();
+    run.perf_binary = *perf;
+
+    std::string tag = std::to_string(getpid()) + "-" + to_string(family);
+    std::string data = "/tmp/sluice-perftest-" + tag + ".data";
+    std::string traffic_log = "/tmp/sluice-perftest-iperf3-" + tag + ".log";
+
+    auto argv = iperf_client_argv(target, family, options.streams, options.traffic_seconds, /*json=*/false);
+    log << "profile " << display_name(family) << ": background traffic on " << environment.traffic_source() << ": "
+        << cluster::shell_join(argv) << "\n";
+    auto traffic = executor.start(environment.traffic_source(), argv, traffic_log);
+    if (!traffic) return make_error("starting background iperf3: " + traffic.error().message);
+    std::this_thread::sleep_for(std::chrono::seconds(options.warmup_seconds));
+
+    std::vector<std::string> record{*perf,    "record", "-a", "-g", "--freq=" + std::to_string(options.frequency),
+                                    "-o",     data,     "--", "sleep", std::to_string(options.record_seconds)};
+    log << "profile " << display_name(family) << ": on " << run.node << ": " << cluster::shell_join(record) << "\n";
+    auto recorded = executor.run(run.node, record, std::chrono::seconds(options.record_seconds + 120));
+
+    // Traffic off before anything else can fail: stopped by its PID.
+    auto stopped = executor.stop(*traffic, std::chrono::seconds(5));
+    auto log_text = executor.run(environment.traffic_source(), {"cat", traffic_log}, std::chrono::seconds(10));
+    (void)executor.run(environment.traffic_source(), {"rm", "-f", traffic_log}, std::chrono::seconds(10));
+
+    auto cleanup = [&] { (void)executor.run(run.node, {"rm", "-f", data, data + ".old"}, std::chrono::seconds(10)); };
+    if (!recorded || recorded->exit_status != 0 || recorded->timed_out) {
+        cleanup();
+        std::string why = !recorded ? recorded.error().message
+                                    : recorded->timed_out ? "timed out" : first_line(recorded->err);
+        return make_error("perf record on " + run.node + " failed: " + why);
+    }
+    if (!stopped) log << "warning: stopping background iperf3 (pid " << traffic->pid << "): " << stopped.error().message << "\n";
+    if (log_text && log_text->out.find("error") != std::string::npos) {
+        log << "warning: background iperf3 reported: " << first_line(log_text->out.substr(log_text->out.find("error"))) << "\n";
+    }
+
+    auto report = executor.run(run.node, {*perf, "report", "--no-children", "--sort=symbol", "--stdio", "-i", data},
+                               std::chrono::seconds(300));
+    cleanup();
+    if (!report) return make_error("perf report on " + run.node + ": " + report.error().message);
+    if (report->exit_status != 0) {
+        return make_error("perf report on " + run.node + " exited with status " + std::to_string(report->exit_status) +
+                          ": " + first_line(report->err));
+    }
+    auto parsed = parse_perf_report(report->out);
+    if (!parsed) return parsed.error();
+    run.profile = std::move(parsed.value());
+    return run;
+}
+
+std::string render_top(const Profile& profile, size_t limit) {
+    std::ostringstream out;
+    out << "| # | Symbol | CPU % |\n|---|--------|-------|\n";
+    for (size_t i = 0; i < profile.entries.size() && i < limit; ++i) {
+        const auto& e = profile.entries[i];
+        out << "| " << i + 1 << " | " << e.symbol << (e.bpf ? " (BPF)" : "") << " | " << fixed(e.percent, 2) << " |\n";
+    }
+    return out.str();
+}
+
+std::string render_review(const std::vector<SymbolReview>& reviews) {
+    std::ostringstream out;
+    out << "| Symbol | CPU % | Healthy | Red flag | Status | Meaning |\n";
+    out << "|--------|-------|---------|----------|--------|---------|\n";
+    for (const auto& r : reviews) {
+        out << "| " << r.expected.symbol << " | " << fixed(r.percent, 2) << (r.present ? "" : " (absent)") << " | "
+            << fixed(r.expected.healthy_min, 1) << "–" << fixed(r.expected.healthy_max, 1) << "% | >"
+            << fixed(r.expected.red_flag, 1) << "% | " << to_string(r.status) << " | " << r.expected.meaning << " |\n";
+    }
+    return out.str();
+}
+
+std::string render_bpf_programs(const Profile& profile) {
+    std::ostringstream out;
+    bool any = false;
+    for (const auto& e : profile.entries) {
+        if (!e.bpf) continue;
+        if (!any) out << "| BPF program | CPU % | kallsyms name |\n|-------------|-------|---------------|\n";
+        any = true;
+        out << "| " << e.symbol << " | " << fixed(e.percent, 2) << " | " << e.raw << " |\n";
+    }
+    if (!any) out << "(no BPF program in the profile: is sluice attached and is traffic flowing through it?)\n";
+    return out.str();
+}
+
+std::string render_side_by_side(const Profile& ipv4, const Profile& ipv6, size_t limit) {
+    std::ostringstream out;
+    out << "| # | IPv4 symbol | % | IPv6 symbol | % |\n|---|-------------|---|-------------|---|\n";
+    size_t rows = std::min(limit, std::max(ipv4.entries.size(), ipv6.entries.size()));
+    for (size_t i = 0; i < rows; ++i) {
+        out << "| " << i + 1 << " | ";
+        if (i < ipv4.entries.size()) out << ipv4.entries[i].symbol << " | " << fixed(ipv4.entries[i].percent, 2);
+        else out << " | ";
+        out << " | ";
+        if (i < ipv6.entries.size()) out << ipv6.entries[i].symbol << " | " << fixed(ipv6.entries[i].percent, 2);
+        else out << " | ";
+        out << " |\n";
+    }
+    // Delta per symbol in either top list, largest change first.
+    std::vector<std::string> symbols;
+    for (const Profile* p : {&ipv4, &ipv6}) {
+        for (size_t i = 0; i < p->entries.size() && i < limit; ++i) {
+            if (std::find(symbols.begin(), symbols.end(), p->entries[i].symbol) == symbols.end()) {
+                symbols.push_back(p->entries[i].symbol);
+            }
+        }
+    }
+    std::stable_sort(symbols.begin(), symbols.end(), [&](const std::string& a, const std::string& b) {
+        return std::abs(ipv6.percent(a) - ipv4.percent(a)) > std::abs(ipv6.percent(b) - ipv4.percent(b));
+    });
+    out << "\n| Symbol | IPv4 % | IPv6 % | IPv6 − IPv4 |\n|--------|--------|--------|-------------|\n";
+    for (const auto& s : symbols) {
+        double d = ipv6.percent(s) - ipv4.percent(s);
+        out << "| " << s << " | " << fixed(ipv4.percent(s), 2) << " | " << fixed(ipv6.percent(s), 2) << " | "
+            << (d >= 0 ? "+" : "") << fixed(d, 2) << " |\n";
+    }
+    return out.str();
+}
+
+nlohmann::json profile_to_json(const ProfileRun& run, const std::vector<SymbolReview>* reviews) {
+    nlohmann::json j;
+    j["protocol"] = display_name(run.family);
+    j["node"] = run.node;
+    j["perf"] = run.perf_binary;
+    j["record_seconds"] = run.options.record_seconds;
+    j["frequency"] = run.options.frequency;
+    j["samples"] = run.profile.samples;
+    j["event"] = run.profile.event;
+    nlohmann::json entries = nlohmann::json::array();
+    for (const auto& e : run.profile.entries) {
+        if (e.percent < 0.01) continue;
+        entries.push_back({{"symbol", e.symbol}, {"percent", e.percent}, {"bpf", e.bpf}, {"raw", e.raw}});
+    }
+    j["symbols"] = std::move(entries);
+    if (reviews) {
+        nlohmann::json review = nlohmann::json::array();
+        for (const auto& r : *reviews) {
+            review.push_back({{"symbol", r.expected.symbol},
+                              {"percent", r.percent},
+                              {"present", r.present},
+                              {"healthy", {r.expected.healthy_min, r.expected.healthy_max}},
+                              {"red_flag", r.expected.red_flag},
+                              {"status", to_string(r.status)},
+                              {"meaning", r.expected.meaning}});
+        }
+        j["review"] = std::move(review);
+    }
+    return j;
+}
+
+}  // namespace sluice::perftest
