@@ -154,9 +154,14 @@ Environment parse_environment(const Reader& r, const std::string& name, const YA
         r.fail(targets["ipv6"], path + ".targets.ipv6", "'" + env.ipv6_target + "' is not an IPv6 address");
 
     YAML::Node iperf = v["iperf3"];
-    if (iperf.IsDefined() && !iperf.IsNull()) r.only_keys(iperf, path + ".iperf3", {"normal", "quick"});
-    env.normal = parse_iperf(r, iperf["normal"], path + ".iperf3.normal", IperfParams{4, 10, 0});
-    env.quick = parse_iperf(r, iperf["quick"], path + ".iperf3.quick", IperfParams{1, 3, 8});
+    YAML::Node normal, quick;  // undefined unless given
+    if (iperf.IsDefined() && !iperf.IsNull()) {
+        r.only_keys(iperf, path + ".iperf3", {"normal", "quick"});
+        normal = iperf["normal"];
+        quick = iperf["quick"];
+    }
+    env.normal = parse_iperf(r, normal, path + ".iperf3.normal", IperfParams{4, 10, 0});
+    env.quick = parse_iperf(r, quick, path + ".iperf3.quick", IperfParams{1, 3, 8});
 
     YAML::Node base = v["baseline"];
     if (!base.IsDefined()) r.fail(v, path + ".baseline", "is required");

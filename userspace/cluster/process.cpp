@@ -16,7 +16,8 @@
 namespace sluice::cluster {
 namespace {
 
-constexpr const char* kNotFound = "not found";
+// The marker is_not_found() looks for; incus's own "Instance not found" must not match.
+constexpr const char* kNotFound = "program not found (is it installed and on PATH?)";
 
 struct Fd {
     int fd = -1;
@@ -47,7 +48,7 @@ int decode_status(int status) {
 
 // Reports exec's errno through a close-on-exec pipe: nothing read = exec worked.
 Error exec_error(const std::string& program, int err) {
-    if (err == ENOENT) return make_error(program + ": " + kNotFound + " (is it installed and on PATH?)");
+    if (err == ENOENT) return make_error(program + ": " + kNotFound);
     return make_error("cannot run " + program + ": " + std::strerror(err));
 }
 
