@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# `sluice cluster up` / `down` twice in a row with the same prefix: each up
+# forwards LAN -> WAN through fw0's sluice (IPv4 and IPv6), each down leaves no
+# namespace, link, pin, state or process. Also: up on an existing prefix is
+# refused, down on an absent or half-built cluster succeeds and cleans up.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/cluster_lib.sh"
+it_init cluster-up-down cu
+it_need_root_and_bpf
+cl_init
+cl_prefix ud
+C=$CL_LAST
+
+for round in 1 2; do
+    it_log "round $round: sluice cluster up --prefix $C"
+    if ! "$SLUICE" cluster up --prefix "$C" >"$IT_TMP/up-$round.log" 2>&1; then
+        cat "$IT_TMP/up-$round.log"
+        it_fail "round $round: cluster up"
+        it_finish
+    fi
+    it_pass "round $round: cluster up"
+    it_check "round $round: status reports every namespace and process" cl_healthy "$C"
+    pids=$(cl_pids "$C")
+    it_expect_eq "round $round: three processes (sluice fw0, fw1, iperf3 -s)" 3 "$(wc -w <<<"$pids")"
+    it_check "round $round: sluice's XDP program is on fw0's lan0" sh -c "ip -n $C-fw0 link show lan0 | grep -q xdp"
+    it_check "round $round: IPv4 ping LAN host -> WAN host through fw0" cl_ping "$C" 198.18.100.200
+    it_check "round $round: IPv6 ping LAN host -> WAN host through fw0" cl_ping "$C" 2001:2:0:100::200
+    it_expect_ge "round $round: fw0's sluice has the LAN host's sessions" "$(cl_sessions "$C")" 2
+    it_check "round $round: WAN -> LAN is denied (untrust -> trust)" sh -c "! ip netns exec $C-wan-host ping -q -c 2 -i 0.2 -W 1 198.18.1.10 >/dev/null 2>&1"
+
+    if [ "$round" = 1 ]; then
+        it_check "up on an existing prefix is refused" sh -c "! '$SLUICE' cluster up --prefix $C >'$IT_TMP/again.log' 2>&1"
+        it_check "... and says to run down" grep -q "sluice cluster down --prefix $C" "$IT_TMP/again.log"
+        it_check "... and left the cluster alone" cl_healthy "$C"
+    fi
+
+    it_log "round $round: sluice cluster down --prefix $C"
+    it_check "round $round: cluster down" "$SLUICE" cluster down --prefix "$C"
+    # shellcheck disable=SC2086
+    cl_check_gone "$C" $pids
+    it_check "round $round: status says not up (exit 1)" sh -c "! '$SLUICE' cluster status --prefix $C >/dev/null"
+done
+
+it_check "down on an absent cluster succeeds" "$SLUICE" cluster down --prefix "$C"
+
+it_log "half-built cluster: two namespaces, a link between them and a state dir"
+ip netns add "$C-fw0"
+ip netns add "$C-switch"
+ip -n "$C-switch" link add fw0-lan type veth peer name lan0 netns "$C-fw0"
+mkdir -p "/run/sluice/cluster/$C"
+ip netns exec "$C-fw0" sleep 300 &
+stray=$!
+IT_PIDS+=("$stray")
+it_check "down on a half-built cluster succeeds" "$SLUICE" cluster down --prefix "$C"
+cl_check_gone "$C" "$stray"
+it_check "a bad prefix is refused" sh -c "! '$SLUICE' cluster up --prefix 'Bad/Prefix' 2>/dev/null"
+it_finish
