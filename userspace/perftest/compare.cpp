@@ -145,9 +145,16 @@ CompareSummary summarize(const CompareRun& run) {
     if (v4 && v6 && v4->gbps.count && v6->gbps.count && v4->gbps.median > 0) {
         out.gap_percent = (v4->gbps.median - v6->gbps.median) / v4->gbps.median * 100.0;
     }
-    if (v4 && v6 && v4->expected.min_gbps && v6->expected.min_gbps && *v4->expected.min_gbps > 0) {
-        out.expected_gap_percent =
-            (*v4->expected.min_gbps - *v6->expected.min_gbps) / *v4->expected.min_gbps * 100.0;
+    // The gap the expectations imply: from the middle of each range ("8-9"
+    // -> 8.5), or the minimum when there is no upper bound ("22+").
+    auto typical = [](const cluster::GbpsRange& r) -> std::optional<double> {
+        if (!r.applicable || !r.min_gbps) return std::nullopt;
+        return r.max_gbps ? (*r.min_gbps + *r.max_gbps) / 2 : *r.min_gbps;
+    };
+    if (v4 && v6) {
+        auto e4 = typical(v4->expected);
+        auto e6 = typical(v6->expected);
+        if (e4 && e6 && *e4 > 0) out.expected_gap_percent = (*e4 - *e6) / *e4 * 100.0;
     }
     return out;
 }

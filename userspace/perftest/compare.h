@@ -72,7 +72,7 @@ struct FamilySummary {
 struct CompareSummary {
     std::vector<FamilySummary> families;
     std::optional<double> gap_percent;           // (IPv4 - IPv6) / IPv4 of the medians
-    std::optional<double> expected_gap_percent;  // the same from the expected minimums
+    std::optional<double> expected_gap_percent;  // the same from the expected ranges' middles
     bool all_ok = true;                          // every run succeeded
 };
 

@@ -192,7 +192,7 @@ std::string render_history(const std::vector<HistoryRow>& rows) {
 
 std::string history_svg(const std::vector<HistoryRow>& rows, const std::string& title) {
     const double width = 760, height = 400;
-    const double left = 64, right = 24, top = 48, bottom = 88;
+    const double left = 120, right = 24, top = 48, bottom = 96;  // room for slanted labels
     const double plot_w = width - left - right, plot_h = height - top - bottom;
     double max_value = 0;
     for (const auto& r : rows) {
@@ -220,7 +220,7 @@ std::string history_svg(const std::vector<HistoryRow>& rows, const std::string& 
         svg << "  <text x=\"" << left - 6 << "\" y=\"" << fixed(y + 4, 1) << "\" text-anchor=\"end\">"
             << fixed(v, step < 1 ? 1 : 0) << "</text>\n";
     }
-    svg << "  <text x=\"16\" y=\"" << top + plot_h / 2 << "\" transform=\"rotate(-90 16 " << top + plot_h / 2
+    svg << "  <text x=\"" << left - 44 << "\" y=\"" << top + plot_h / 2 << "\" transform=\"rotate(-90 " << left - 44 << " " << top + plot_h / 2
         << ")\" text-anchor=\"middle\">Gbit/s (sluice, median)</text>\n";
     svg << "  <line x1=\"" << left << "\" y1=\"" << top + plot_h << "\" x2=\"" << left + plot_w << "\" y2=\""
         << top + plot_h << "\" stroke=\"black\"/>\n";
