@@ -136,10 +136,27 @@ TEST(PerftestHistory, AppendWritesHeaderOnce) {
 
 TEST(PerftestHistory, PrintedLikeHistoricalResults) {
     auto text = render_history({sample()});
-    EXPECT_NE(text.find("| Date | Environment | IPv4 | IPv6 | Gap | sluice / baseline | Build | Run |"), std::string::npos);
-    EXPECT_NE(text.find("| 2026-11-30 05:10 | netns | 5.93 Gbps | 5.71 Gbps | 3.8% | kernel: 0.96 / 0.95 | bbd0ce7 | compare, 3 passes |"),
-              std::string::npos)
-        << text;
+    // Cells, trimmed, per line: header, rule, one row.
+    std::vector<std::vector<std::string>> cells;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::vector<std::string> row;
+        std::istringstream cols(line);
+        std::string cell;
+        std::getline(cols, cell, '|');   // before the first '|'
+        while (std::getline(cols, cell, '|')) {
+            auto b = cell.find_first_not_of(' ');
+            auto e = cell.find_last_not_of(' ');
+            row.push_back(b == std::string::npos ? "" : cell.substr(b, e - b + 1));
+        }
+        cells.push_back(row);
+    }
+    ASSERT_EQ(cells.size(), 3u) << text;
+    EXPECT_EQ(cells[0], (std::vector<std::string>{"Date", "Environment", "IPv4", "IPv6", "Gap", "sluice / baseline",
+                                                  "Build", "Run"}));
+    EXPECT_EQ(cells[2], (std::vector<std::string>{"2026-11-30 05:10", "netns", "5.93 Gbps", "5.71 Gbps", "3.8%",
+                                                  "kernel: 0.96 / 0.95", "bbd0ce7", "compare, 3 passes"}));
 }
 
 TEST(PerftestHistory, SvgIsWellFormedWithBothLines) {

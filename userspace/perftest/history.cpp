@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "perftest/text.h"
+
 namespace sluice::perftest {
 
 namespace {
@@ -15,12 +17,6 @@ namespace {
 constexpr const char* kColumns[] = {"date",     "environment", "revision",   "mode",       "quick",     "passes",
                                     "ipv4_gbps", "ipv6_gbps",  "gap_percent", "baseline", "ipv4_ratio", "ipv6_ratio"};
 constexpr size_t kColumnCount = sizeof kColumns / sizeof kColumns[0];
-
-std::string fixed(double value, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-    return buf;
-}
 
 std::string text_field(const std::string& s) {
     std::string out = s;
@@ -170,9 +166,8 @@ Result<std::vector<HistoryRow>> load_history(const std::string& path) {
 }
 
 std::string render_history(const std::vector<HistoryRow>& rows) {
-    std::ostringstream out;
-    out << "| Date | Environment | IPv4 | IPv6 | Gap | sluice / baseline | Build | Run |\n";
-    out << "|------|-------------|------|------|-----|-------------------|-------|-----|\n";
+    std::vector<std::vector<std::string>> table{
+        {"Date", "Environment", "IPv4", "IPv6", "Gap", "sluice / baseline", "Build", "Run"}};
     for (const auto& r : rows) {
         std::string ratio = "-";
         if (!r.baseline.empty()) {
@@ -181,13 +176,11 @@ std::string render_history(const std::vector<HistoryRow>& rows) {
         }
         std::string run = r.mode + (r.quick ? " quick" : "") + ", " + std::to_string(r.passes) +
                           (r.passes == 1 ? " pass" : " passes");
-        out << "| " << r.date << " | " << r.environment << " | "
-            << (r.ipv4_gbps ? fixed(*r.ipv4_gbps, 2) + " Gbps" : "-") << " | "
-            << (r.ipv6_gbps ? fixed(*r.ipv6_gbps, 2) + " Gbps" : "-") << " | "
-            << (r.gap_percent ? fixed(*r.gap_percent, 1) + "%" : "-") << " | " << ratio << " | " << r.revision
-            << " | " << run << " |\n";
+        table.push_back({r.date, r.environment, r.ipv4_gbps ? fixed(*r.ipv4_gbps, 2) + " Gbps" : "-",
+                         r.ipv6_gbps ? fixed(*r.ipv6_gbps, 2) + " Gbps" : "-",
+                         r.gap_percent ? fixed(*r.gap_percent, 1) + "%" : "-", ratio, r.revision, run});
     }
-    return out.str();
+    return markdown_table(table);
 }
 
 std::string history_svg(const std::vector<HistoryRow>& rows, const std::string& title) {

@@ -9,16 +9,11 @@
 
 #include "cluster/process.h"
 #include "perftest/throughput.h"
+#include "perftest/text.h"
 
 namespace sluice::perftest {
 
 namespace {
-
-std::string fixed(double value, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-    return buf;
-}
 
 std::string first_line(const std::string& s) {
     auto start = s.find_first_not_of("\n ");
@@ -106,52 +101,44 @@ Result<ProfileRun> record_profile(cluster::Executor& executor, const cluster::En
 }
 
 std::string render_top(const Profile& profile, size_t limit) {
-    std::ostringstream out;
-    out << "| # | Symbol | CPU % |\n|---|--------|-------|\n";
+    std::vector<std::vector<std::string>> rows{{"#", "Symbol", "CPU %"}};
     for (size_t i = 0; i < profile.entries.size() && i < limit; ++i) {
         const auto& e = profile.entries[i];
-        out << "| " << i + 1 << " | " << e.symbol << (e.bpf ? " (BPF)" : "") << " | " << fixed(e.percent, 2) << " |\n";
+        rows.push_back({std::to_string(i + 1), e.symbol + (e.bpf ? " (BPF)" : ""), fixed(e.percent, 2)});
     }
-    return out.str();
+    return markdown_table(rows);
 }
 
 std::string render_review(const std::vector<SymbolReview>& reviews) {
-    std::ostringstream out;
-    out << "| Symbol | CPU % | Healthy | Red flag | Status | Meaning |\n";
-    out << "|--------|-------|---------|----------|--------|---------|\n";
+    std::vector<std::vector<std::string>> rows{{"Symbol", "CPU %", "Healthy", "Red flag", "Status", "Meaning"}};
     for (const auto& r : reviews) {
-        out << "| " << r.expected.symbol << " | " << fixed(r.percent, 2) << (r.present ? "" : " (absent)") << " | "
-            << fixed(r.expected.healthy_min, 1) << "–" << fixed(r.expected.healthy_max, 1) << "% | >"
-            << fixed(r.expected.red_flag, 1) << "% | " << to_string(r.status) << " | " << r.expected.meaning << " |\n";
+        rows.push_back({r.expected.symbol, fixed(r.percent, 2) + (r.present ? "" : " (absent)"),
+                        fixed(r.expected.healthy_min, 2) + "–" + fixed(r.expected.healthy_max, 2) + "%",
+                        ">" + fixed(r.expected.red_flag, 2) + "%", to_string(r.status), r.expected.meaning});
     }
-    return out.str();
+    return markdown_table(rows);
 }
 
 std::string render_bpf_programs(const Profile& profile) {
-    std::ostringstream out;
-    bool any = false;
+    std::vector<std::vector<std::string>> rows{{"BPF program", "CPU %", "kallsyms name"}};
     for (const auto& e : profile.entries) {
-        if (!e.bpf) continue;
-        if (!any) out << "| BPF program | CPU % | kallsyms name |\n|-------------|-------|---------------|\n";
-        any = true;
-        out << "| " << e.symbol << " | " << fixed(e.percent, 2) << " | " << e.raw << " |\n";
+        if (e.bpf) rows.push_back({e.symbol, fixed(e.percent, 2), e.raw});
     }
-    if (!any) out << "(no BPF program in the profile: is sluice attached and is traffic flowing through it?)\n";
-    return out.str();
+    if (rows.size() == 1) return "(no BPF program in the profile: is sluice attached and is traffic flowing through it?)\n";
+    return markdown_table(rows);
 }
 
 std::string render_side_by_side(const Profile& ipv4, const Profile& ipv6, size_t limit) {
-    std::ostringstream out;
-    out << "| # | IPv4 symbol | % | IPv6 symbol | % |\n|---|-------------|---|-------------|---|\n";
-    size_t rows = std::min(limit, std::max(ipv4.entries.size(), ipv6.entries.size()));
-    for (size_t i = 0; i < rows; ++i) {
-        out << "| " << i + 1 << " | ";
-        if (i < ipv4.entries.size()) out << ipv4.entries[i].symbol << " | " << fixed(ipv4.entries[i].percent, 2);
-        else out << " | ";
-        out << " | ";
-        if (i < ipv6.entries.size()) out << ipv6.entries[i].symbol << " | " << fixed(ipv6.entries[i].percent, 2);
-        else out << " | ";
-        out << " |\n";
+    std::vector<std::vector<std::string>> rows{{"#", "IPv4 symbol", "%", "IPv6 symbol", "%"}};
+    size_t count = std::min(limit, std::max(ipv4.entries.size(), ipv6.entries.size()));
+    for (size_t i = 0; i < count; ++i) {
+        std::vector<std::string> row{std::to_string(i + 1)};
+        for (const Profile* p : {&ipv4, &ipv6}) {
+            bool has = i < p->entries.size();
+            row.push_back(has ? p->entries[i].symbol : "");
+            row.push_back(has ? fixed(p->entries[i].percent, 2) : "");
+        }
+        rows.push_back(std::move(row));
     }
     // Delta per symbol in either top list, largest change first.
     std::vector<std::string> symbols;
@@ -165,13 +152,12 @@ std::string render_side_by_side(const Profile& ipv4, const Profile& ipv6, size_t
     std::stable_sort(symbols.begin(), symbols.end(), [&](const std::string& a, const std::string& b) {
         return std::abs(ipv6.percent(a) - ipv4.percent(a)) > std::abs(ipv6.percent(b) - ipv4.percent(b));
     });
-    out << "\n| Symbol | IPv4 % | IPv6 % | IPv6 − IPv4 |\n|--------|--------|--------|-------------|\n";
+    std::vector<std::vector<std::string>> deltas{{"Symbol", "IPv4 %", "IPv6 %", "IPv6 − IPv4"}};
     for (const auto& s : symbols) {
         double d = ipv6.percent(s) - ipv4.percent(s);
-        out << "| " << s << " | " << fixed(ipv4.percent(s), 2) << " | " << fixed(ipv6.percent(s), 2) << " | "
-            << (d >= 0 ? "+" : "") << fixed(d, 2) << " |\n";
+        deltas.push_back({s, fixed(ipv4.percent(s), 2), fixed(ipv6.percent(s), 2), (d >= 0 ? "+" : "") + fixed(d, 2)});
     }
-    return out.str();
+    return markdown_table(rows) + "\n" + markdown_table(deltas);
 }
 
 nlohmann::json profile_to_json(const ProfileRun& run, const std::vector<SymbolReview>* reviews) {

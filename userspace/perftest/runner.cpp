@@ -15,6 +15,7 @@
 #include "perftest/history.h"
 #include "perftest/paths.h"
 #include "perftest/profiler.h"
+#include "perftest/text.h"
 #include "perftest/throughput.h"
 
 namespace sluice::perftest {
@@ -89,12 +90,6 @@ void print_detection(Context& ctx, bool json) {
     ctx.out << "  traffic " << e.traffic_source() << " -> " << e.fw0 << " (active firewall) -> " << e.ipv4_target
             << (e.has_ipv6() ? " / " + e.ipv6_target : "") << "\n";
     for (const auto& note : ctx.detection_notes) ctx.out << "  detection: " << note << "\n";
-}
-
-std::string fixed(double value, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-    return buf;
 }
 
 // IPv4 and/or IPv6 through sluice, `passes` times; with a baseline each pass
