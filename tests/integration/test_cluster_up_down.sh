@@ -100,6 +100,18 @@ for round in 1 2; do
     it_check "round $round: WAN -> LAN is denied (untrust -> trust)" sh -c "! ip netns exec $C-wan-host ping -q -c 2 -i 0.2 -W 1 198.18.1.10 >/dev/null 2>&1"
 
     if [ "$round" = 1 ]; then
+        it_log "firewall stop/start: plain kernel forwarding in between (perf-test --baseline kernel)"
+        it_check "cluster firewall stop" "$SLUICE" cluster firewall stop --prefix "$C"
+        it_check "no XDP program on fw0's lan0 any more" sh -c "! ip -n $C-fw0 link show lan0 | grep -q xdp"
+        it_check "no pins for fw0" test ! -e "/sys/fs/bpf/sluice/netns/$C-fw0"
+        it_check "the kernel forwards IPv4 LAN -> WAN" cl_ping "$C" 198.18.100.200
+        it_check "the kernel forwards IPv6 LAN -> WAN" cl_ping "$C" 2001:2:0:100::200
+        it_check "and WAN -> LAN (no firewall)" ip netns exec "$C-wan-host" ping -q -c 2 -i 0.2 -W 2 198.18.1.10
+        it_check "cluster firewall start" "$SLUICE" cluster firewall start --prefix "$C"
+        it_check "sluice's XDP program is back on fw0's lan0" sh -c "ip -n $C-fw0 link show lan0 | grep -q xdp"
+        it_check "healthy again" cl_healthy "$C"
+        it_check "WAN -> LAN denied again" sh -c "! ip netns exec $C-wan-host ping -q -c 2 -i 0.2 -W 1 198.18.1.10 >/dev/null 2>&1"
+        pids=$(cl_pids "$C")
         it_check "up on an existing prefix is refused" sh -c "! '$SLUICE' cluster up --prefix $C >'$IT_TMP/again.log' 2>&1"
         it_check "... and says to run down" grep -q "sluice cluster down --prefix $C" "$IT_TMP/again.log"
         it_check "... and left the cluster alone" cl_healthy "$C"

@@ -105,6 +105,21 @@ void add_cluster_commands(CLI::App& app) {
         succeed();
     });
 
+    // sluice off/on on fw0 and fw1, topology kept: plain kernel forwarding
+    // (what perf-test --baseline kernel measures), and back.
+    auto* firewall = cluster->add_subcommand("firewall", "stop or start sluice on fw0 and fw1 (netns), keeping the topology");
+    auto action = std::make_shared<std::string>();
+    firewall->add_option("action", *action, "stop | start")->required()->check(CLI::IsMember({"stop", "start"}));
+    common(firewall, false);
+    firewall->callback([opts, action] {
+        IncusCli incus;
+        Environment env = resolve(*opts, incus);
+        if (env.kind == EnvironmentKind::incus) fail("cluster firewall is for the netns environment; on Incus run sluice in the VMs", 2);
+        Status s = *action == "stop" ? stop_firewalls(opts->prefix, std::cout) : start_firewalls(opts->prefix, std::cout);
+        if (!s) fail(s.error().message);
+        succeed();
+    });
+
     auto* status = cluster->add_subcommand("status", "namespaces, links and processes of the cluster");
     common(status, true);
     status->callback([opts] {
