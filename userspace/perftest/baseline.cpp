@@ -52,10 +52,8 @@ public:
         if (nftables_) {
             if (auto s = nft_.remove(); !s) return s;
         }
-        auto s = cluster::start_firewalls(prefix_, log_);
-        // Give the daemon's attach a moment to take every interface.
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        return s;
+        // Returns once each daemon reports running, i.e. attached.
+        return cluster::start_firewalls(prefix_, log_);
     }
 
 private:

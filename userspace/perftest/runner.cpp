@@ -205,8 +205,7 @@ struct ProfileOutcome {
 
 Result<ProfileOutcome> profile(Context& ctx, Family family) {
     ProfileOptions po;
-    po.streams = ctx.iperf().streams;
-    if (ctx.options.quick) po.streams = ctx.environment.normal.streams;   // a profile needs load either way
+    po.streams = ctx.environment.normal.streams;   // a profile needs full load, --quick or not
     po.record_seconds = ctx.options.profile_seconds > 0 ? ctx.options.profile_seconds : (ctx.options.quick ? 5 : 20);
     po.traffic_seconds = std::max(60, po.record_seconds + po.warmup_seconds + 10);
     auto run = record_profile(*ctx.executor, ctx.environment, family, po, ctx.log);

@@ -7,15 +7,14 @@
 
 #include "cluster/environment.h"
 #include "cluster/executor.h"
+#include "cluster/netns_cluster.h"
 #include "perftest/compare.h"
 
 namespace sluice::perftest {
 
-inline constexpr int kIperfServerPort = 5201;
-
 // The client argv: iperf3 [-6] -c TARGET -p PORT -P streams -t seconds -J.
 std::vector<std::string> iperf_client_argv(const std::string& target, Family family, int streams, int seconds,
-                                           bool json, int port = kIperfServerPort);
+                                           bool json, int port = cluster::kIperfPort);
 
 // One iperf3 client run on `environment.traffic_source()`, JSON parsed. The
 // run is bounded by params.timeout_seconds (or seconds + 30 when 0). A
