@@ -54,6 +54,18 @@ if ! "$SLUICE" perf-test compare --quick --prefix "$P" --json --env netns \
 fi
 cat "$TMP/err.log"
 
+echo "[perftest_quick] perf-test history --svg"
+"$SLUICE" perf-test history --history "$TMP/history.csv" --svg "$TMP/history.svg" >"$TMP/history.txt" 2>&1 \
+    || { cat "$TMP/history.txt"; echo "FAIL: perftest_quick: perf-test history failed"; exit 1; }
+grep -q "| netns " "$TMP/history.txt" || { cat "$TMP/history.txt"; echo "FAIL: perftest_quick: no netns row in the history"; exit 1; }
+if command -v rsvg-convert >/dev/null; then
+    rsvg-convert -o "$TMP/history.png" "$TMP/history.svg" || { echo "FAIL: perftest_quick: the chart does not render"; exit 1; }
+    echo "ok    the history chart renders (rsvg-convert)"
+elif command -v xmllint >/dev/null; then
+    xmllint --noout "$TMP/history.svg" || { echo "FAIL: perftest_quick: the chart is not well-formed XML"; exit 1; }
+    echo "ok    the history chart is well-formed XML (xmllint)"
+fi
+
 "$PY" - "$TMP/out.json" "$TMP/history.csv" <<'PYEOF'
 import csv, json, sys
 failures = []
