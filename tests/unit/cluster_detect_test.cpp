@@ -124,18 +124,19 @@ TEST_F(StandInIncus, RetriesThroughSgIncusAdminOnPermissionErrorAndRemembers) {
 
 TEST(ClusterDetect, InjectedRunnerSeesQuotedSgCommand) {
     std::vector<std::vector<std::string>> seen;
-    IncusCli incus([&](const std::vector<std::string>& argv, std::chrono::milliseconds) -> sluice::Result<CommandResult> {
-        seen.push_back(argv);
-        CommandResult r;
-        if (argv[0] == "incus") {
-            r.exit_status = 1;
-            r.err = "Error: not authorized";
-        } else {
-            r.exit_status = 0;
-            r.out = "Name: x\nStatus: Running\n";
-        }
-        return r;
-    });
+    IncusCli incus(
+        [&](const std::vector<std::string>& argv, std::chrono::milliseconds) -> sluice::Result<CommandResult> {
+            seen.push_back(argv);
+            CommandResult r;
+            if (argv[0] == "incus") {
+                r.exit_status = 1;
+                r.err = "Error: not authorized";
+            } else {
+                r.exit_status = 0;
+                r.out = "Name: x\nStatus: Running\n";
+            }
+            return r;
+        });
     auto status = incus.instance_status("my remote:it's");
     ASSERT_TRUE(status) << status.error().message;
     EXPECT_EQ(*status, "RUNNING");

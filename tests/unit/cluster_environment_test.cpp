@@ -37,7 +37,8 @@ std::string with(const std::string& from, const std::string& to) {
 TEST(ClusterEnvironments, ShippedFileHasTheSeedsEnvironments) {
     auto envs = load_environments(kShipped);
     ASSERT_TRUE(envs) << envs.error().message;
-    EXPECT_EQ(envs->detection_order, (std::vector<std::string>{"loss-cluster", "local-cluster", "standalone", "netns"}));
+    EXPECT_EQ(envs->detection_order,
+              (std::vector<std::string>{"loss-cluster", "local-cluster", "standalone", "netns"}));
 
     const Environment* loss = envs->find("loss-cluster");
     ASSERT_NE(loss, nullptr);
@@ -127,8 +128,9 @@ TEST(ClusterEnvironments, ErrorsNameFileLineAndField) {
               "envs.yaml:7: environments.netns.baseline.ipv6: must be N/A when there is no IPv6 target");
     EXPECT_EQ(error_of(std::string("detection-order: [netns, nope]\n") + kMinimal),
               "envs.yaml:1: detection-order: 'nope' is not an environment in this file");
-    EXPECT_EQ(error_of(with("    baseline:", "    iperf3: { quick: { streams: 1, seconds: 3, timeout: 2 } }\n    baseline:")),
-              "envs.yaml:7: environments.netns.iperf3.quick.timeout: must be longer than seconds (3) or 0 for none");
+    EXPECT_EQ(
+        error_of(with("    baseline:", "    iperf3: { quick: { streams: 1, seconds: 3, timeout: 2 } }\n    baseline:")),
+        "envs.yaml:7: environments.netns.iperf3.quick.timeout: must be longer than seconds (3) or 0 for none");
     EXPECT_EQ(error_of(with("    baseline:", "    iperf3: { normal: { streams: many } }\n    baseline:")),
               "envs.yaml:7: environments.netns.iperf3.normal.streams: must be a whole number");
     // YAML syntax errors keep yaml-cpp's message with the line.

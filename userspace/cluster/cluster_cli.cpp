@@ -25,7 +25,9 @@ struct ClusterOptions {
 
 // main.cpp dispatches its own subcommands after parsing and returns 1 for
 // anything else; ending the parse with exit code 0 here keeps it out of that.
-[[noreturn]] void succeed() { throw CLI::RuntimeError(0); }
+[[noreturn]] void succeed() {
+    throw CLI::RuntimeError(0);
+}
 
 Environment resolve(const ClusterOptions& o, IncusCli& incus) {
     auto envs = load_default_environments(o.environments_file);
@@ -51,16 +53,20 @@ void incus_status(const Environment& env, IncusCli& incus, bool json) {
     bool all_running = true;
     const std::vector<std::pair<std::string, std::string>> roles{
         {"lan-host", env.lan_host}, {"fw0", env.fw0}, {"fw1", env.fw1}, {"wan-host", env.wan_host}};
-    if (!json) std::cout << "environment " << env.name << " (incus" << (env.remote.empty() ? "" : ", remote " + env.remote) << ")\n";
+    if (!json)
+        std::cout << "environment " << env.name << " (incus" << (env.remote.empty() ? "" : ", remote " + env.remote)
+                  << ")\n";
     for (const auto& [role, name] : roles) {
         if (name.empty()) continue;
         std::string q = env.qualified(name);
         auto st = incus.instance_status(q);
         std::string status = st ? *st : "UNKNOWN";
         all_running = all_running && status == "RUNNING";
-        j["instances"].push_back({{"role", role}, {"name", q}, {"status", status},
-                                  {"error", st ? "" : st.error().message}});
-        if (!json) std::cout << "  " << role << ": " << q << " " << status << (st ? "" : " (" + st.error().message + ")") << "\n";
+        j["instances"].push_back(
+            {{"role", role}, {"name", q}, {"status", status}, {"error", st ? "" : st.error().message}});
+        if (!json)
+            std::cout << "  " << role << ": " << q << " " << status << (st ? "" : " (" + st.error().message + ")")
+                      << "\n";
     }
     j["healthy"] = all_running;
     if (json) std::cout << j.dump(2) << "\n";
@@ -79,11 +85,13 @@ void add_cluster_commands(CLI::App& app) {
             ->capture_default_str();
         sub->add_option("--prefix", opts->prefix, "netns cluster name prefix (namespaces P-fw0, ...)")
             ->capture_default_str();
-        sub->add_option("--environments", opts->environments_file, "environments file (default: cluster/environments.yaml)");
+        sub->add_option("--environments", opts->environments_file,
+                        "environments file (default: cluster/environments.yaml)");
         if (with_json) sub->add_flag("--json", opts->json, "machine-readable output");
     };
 
-    auto* up = cluster->add_subcommand("up", "build the cluster (netns: namespaces, bridges, sluice on fw0/fw1, iperf3 -s)");
+    auto* up =
+        cluster->add_subcommand("up", "build the cluster (netns: namespaces, bridges, sluice on fw0/fw1, iperf3 -s)");
     common(up, false);
     up->callback([opts] {
         IncusCli incus;
@@ -107,15 +115,18 @@ void add_cluster_commands(CLI::App& app) {
 
     // sluice off/on on fw0 and fw1, topology kept: plain kernel forwarding
     // (what perf-test --baseline kernel measures), and back.
-    auto* firewall = cluster->add_subcommand("firewall", "stop or start sluice on fw0 and fw1 (netns), keeping the topology");
+    auto* firewall =
+        cluster->add_subcommand("firewall", "stop or start sluice on fw0 and fw1 (netns), keeping the topology");
     auto action = std::make_shared<std::string>();
     firewall->add_option("action", *action, "stop | start")->required()->check(CLI::IsMember({"stop", "start"}));
     common(firewall, false);
     firewall->callback([opts, action] {
         IncusCli incus;
         Environment env = resolve(*opts, incus);
-        if (env.kind == EnvironmentKind::incus) fail("cluster firewall is for the netns environment; on Incus run sluice in the VMs", 2);
-        Status s = *action == "stop" ? stop_firewalls(opts->prefix, std::cout) : start_firewalls(opts->prefix, std::cout);
+        if (env.kind == EnvironmentKind::incus)
+            fail("cluster firewall is for the netns environment; on Incus run sluice in the VMs", 2);
+        Status s =
+            *action == "stop" ? stop_firewalls(opts->prefix, std::cout) : start_firewalls(opts->prefix, std::cout);
         if (!s) fail(s.error().message);
         succeed();
     });

@@ -184,7 +184,9 @@ std::string format_gbps(double d) {
 
 }  // namespace
 
-std::string to_string(EnvironmentKind kind) { return kind == EnvironmentKind::incus ? "incus" : "netns"; }
+std::string to_string(EnvironmentKind kind) {
+    return kind == EnvironmentKind::incus ? "incus" : "netns";
+}
 
 std::string GbpsRange::describe() const {
     if (!applicable || !min_gbps) return "N/A";
@@ -220,7 +222,8 @@ Result<Environments> parse_environments(const std::string& yaml_text, const std:
         r.only_keys(root, "(top level)", {"environments", "detection-order"});
         YAML::Node envs = root["environments"];
         if (!envs.IsDefined() || !envs.IsMap() || envs.size() == 0)
-            r.fail(envs.IsDefined() ? envs : root, "environments", "must be a non-empty mapping of name -> environment");
+            r.fail(envs.IsDefined() ? envs : root, "environments",
+                   "must be a non-empty mapping of name -> environment");
         for (const auto& kv : envs) {
             std::string name = kv.first.as<std::string>();
             out.environments.push_back(parse_environment(r, name, kv.second));
@@ -230,7 +233,8 @@ Result<Environments> parse_environments(const std::string& yaml_text, const std:
             if (!order.IsSequence()) r.fail(order, "detection-order", "must be a list of environment names");
             for (const auto& item : order) {
                 std::string name = item.as<std::string>();
-                if (!out.find(name)) r.fail(item, "detection-order", "'" + name + "' is not an environment in this file");
+                if (!out.find(name))
+                    r.fail(item, "detection-order", "'" + name + "' is not an environment in this file");
                 out.detection_order.push_back(name);
             }
         } else {
@@ -326,7 +330,8 @@ Result<Environment> detect_environment(const Environments& environments, IncusCl
         note("netns: fallback (no Incus environment is running)");
         return *fallback;
     }
-    return make_error("no environment is running and " + environments.source + " has no 'netns' environment to fall back to");
+    return make_error("no environment is running and " + environments.source +
+                      " has no 'netns' environment to fall back to");
 }
 
 Result<Environment> select_environment(const Environments& environments, const std::string& name, IncusCli& incus,

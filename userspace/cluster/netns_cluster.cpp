@@ -109,8 +109,7 @@ bool process_matches(int pid, const std::string& match) {
 }
 
 // Stops one recorded process by PID, if it is still the one we started.
-void stop_recorded(const std::string& prefix, const std::string& name, const nlohmann::json& entry,
-                   std::ostream& log) {
+void stop_recorded(const std::string& prefix, const std::string& name, const nlohmann::json& entry, std::ostream& log) {
     int pid = entry.value("pid", 0);
     std::string match = entry.value("match", "");
     if (pid <= 0) return;
@@ -123,7 +122,9 @@ void stop_recorded(const std::string& prefix, const std::string& name, const nlo
     if (auto s = stop_local_pid(pid, kStopGrace); !s) log << "cluster " << prefix << ": " << s.error().message << "\n";
 }
 
-std::string sluice_process_name(const std::string& node) { return "sluice-" + node; }
+std::string sluice_process_name(const std::string& node) {
+    return "sluice-" + node;
+}
 
 Status start_sluice_on(const std::string& prefix, const std::string& node, const std::string& binary,
                        std::ostream& log) {
@@ -144,8 +145,8 @@ Status start_sluice_on(const std::string& prefix, const std::string& node, const
             return {};
         }
         if (!pid_running(*pid))
-            return make_error("sluice on " + ns + " exited before it was running; its log (" + log_path +
-                              "):\n" + text);
+            return make_error("sluice on " + ns + " exited before it was running; its log (" + log_path + "):\n" +
+                              text);
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return make_error("sluice on " + ns + " did not report running within 60s; see " + log_path);
@@ -155,7 +156,8 @@ Status start_iperf3_server(const std::string& prefix, std::ostream& log) {
     NetnsExecutor exec(prefix);
     std::string log_path = cluster_state_dir(prefix) + "/iperf3-server.log";
     auto bg = exec.start("wan-host", {"iperf3", "-s", "-p", std::to_string(kIperfPort)}, log_path);
-    if (!bg) return make_error("starting iperf3 -s on " + namespace_name(prefix, "wan-host") + ": " + bg.error().message);
+    if (!bg)
+        return make_error("starting iperf3 -s on " + namespace_name(prefix, "wan-host") + ": " + bg.error().message);
     record_process(prefix, "iperf3-server", bg->pid, "iperf3 -s -p " + std::to_string(kIperfPort), log_path);
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (std::chrono::steady_clock::now() < deadline) {
@@ -241,9 +243,14 @@ Status build_topology(const std::string& p, std::ostream& log) {
         if (a.addr.find(':') != std::string::npos) args.push_back("nodad");
         if (auto s = in(a.node, args); !s) return s;
     }
-    for (const auto& [node, dev] : std::vector<std::pair<std::string, std::string>>{
-             {"lan-host", "eth0"}, {"fw0", "lan0"}, {"fw0", "wan0"}, {"fw0", "fab0"},
-             {"fw1", "lan0"}, {"fw1", "wan0"}, {"fw1", "fab0"}, {"wan-host", "eth0"}}) {
+    for (const auto& [node, dev] : std::vector<std::pair<std::string, std::string>>{{"lan-host", "eth0"},
+                                                                                    {"fw0", "lan0"},
+                                                                                    {"fw0", "wan0"},
+                                                                                    {"fw0", "fab0"},
+                                                                                    {"fw1", "lan0"},
+                                                                                    {"fw1", "wan0"},
+                                                                                    {"fw1", "fab0"},
+                                                                                    {"wan-host", "eth0"}}) {
         if (auto s = in(node, {"link", "set", dev, "up"}); !s) return s;
     }
     for (const char* fw : {"fw0", "fw1"}) {
@@ -270,8 +277,7 @@ Status check_forwarding(const std::string& prefix) {
             ok = r && r->exit_status == 0;
             if (r) last = trim(r->out + r->err);
         }
-        if (!ok)
-            return make_error(std::string("the LAN host cannot reach ") + target + " through fw0: " + last);
+        if (!ok) return make_error(std::string("the LAN host cannot reach ") + target + " through fw0: " + last);
     }
     return {};
 }
@@ -279,8 +285,7 @@ Status check_forwarding(const std::string& prefix) {
 }  // namespace
 
 Status validate_prefix(const std::string& prefix) {
-    if (prefix.empty() || prefix.size() > 12)
-        return make_error("prefix '" + prefix + "' must be 1-12 characters long");
+    if (prefix.empty() || prefix.size() > 12) return make_error("prefix '" + prefix + "' must be 1-12 characters long");
     for (char c : prefix) {
         if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
             return make_error("prefix '" + prefix + "' may only hold a-z, 0-9 and '-'");
@@ -289,10 +294,18 @@ Status validate_prefix(const std::string& prefix) {
     return {};
 }
 
-std::string namespace_name(const std::string& prefix, const std::string& node) { return prefix + "-" + node; }
-std::string cluster_state_dir(const std::string& prefix) { return "/run/sluice/cluster/" + prefix; }
-std::string cluster_config_path(const std::string& prefix) { return cluster_state_dir(prefix) + "/sluice.yaml"; }
-std::string cluster_state_path(const std::string& prefix) { return cluster_state_dir(prefix) + "/state.json"; }
+std::string namespace_name(const std::string& prefix, const std::string& node) {
+    return prefix + "-" + node;
+}
+std::string cluster_state_dir(const std::string& prefix) {
+    return "/run/sluice/cluster/" + prefix;
+}
+std::string cluster_config_path(const std::string& prefix) {
+    return cluster_state_dir(prefix) + "/sluice.yaml";
+}
+std::string cluster_state_path(const std::string& prefix) {
+    return cluster_state_dir(prefix) + "/state.json";
+}
 
 std::string default_cluster_config() {
     return R"(# The netns cluster's firewall config, the same on fw0 and fw1 (sluice cluster up).
@@ -377,8 +390,8 @@ Status cluster_down(const std::string& prefix, std::ostream& log, const std::str
         if (!namespace_exists(ns)) continue;
         auto r = run_local({binary, "--netns", ns, "down"}, std::chrono::seconds(60));
         if (!r || r->exit_status != 0)
-            log << "cluster " << prefix << ": `sluice --netns " << ns << " down`: "
-                << (r ? trim(r->err + r->out) : r.error().message) << "\n";
+            log << "cluster " << prefix << ": `sluice --netns " << ns
+                << " down`: " << (r ? trim(r->err + r->out) : r.error().message) << "\n";
     }
     // 3. Anything still inside our namespaces (e.g. an iperf3 client a
     //    perf-test left behind) belongs to this cluster: stop it by PID.

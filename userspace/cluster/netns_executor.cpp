@@ -30,8 +30,9 @@ Result<BackgroundProcess> NetnsExecutor::start(const std::string& node, const st
 Status NetnsExecutor::stop(const BackgroundProcess& process, std::chrono::seconds grace) {
     // Namespaces share this machine's PIDs, so the PID is stopped from here.
     auto s = stop_local_pid(process.pid, grace);
-    if (!s) return make_error("stopping pid " + std::to_string(process.pid) + " on " + process.node + ": " +
-                              s.error().message);
+    if (!s)
+        return make_error("stopping pid " + std::to_string(process.pid) + " on " + process.node + ": " +
+                          s.error().message);
     return {};
 }
 

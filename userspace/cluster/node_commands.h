@@ -17,6 +17,8 @@ Result<int> parse_pid(const CommandResult& result, const std::string& node);
 // sh -c '<SIGTERM, wait up to grace, SIGKILL, wait>' sh PID GRACE
 std::vector<std::string> stop(int pid, int grace_seconds);
 // Timeout for running `stop` on a node.
-inline int stop_timeout_seconds(int grace_seconds) { return grace_seconds + 15; }
+inline int stop_timeout_seconds(int grace_seconds) {
+    return grace_seconds + 15;
+}
 
 }  // namespace sluice::cluster::node_commands

@@ -54,7 +54,9 @@ Error exec_error(const std::string& program, int err) {
 
 }  // namespace
 
-bool is_not_found(const Error& error) { return error.message.find(kNotFound) != std::string::npos; }
+bool is_not_found(const Error& error) {
+    return error.message.find(kNotFound) != std::string::npos;
+}
 
 Result<CommandResult> run_local(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
     if (argv.empty()) return make_error("run_local: empty command");
@@ -221,8 +223,9 @@ Status stop_local_pid(int pid, std::chrono::milliseconds grace) {
 }
 
 std::string shell_quote(const std::string& word) {
-    if (!word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-") ==
-                             std::string::npos)
+    if (!word.empty() &&
+        word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-") ==
+            std::string::npos)
         return word;
     std::string out = "'";
     for (char c : word) {
