@@ -100,7 +100,7 @@ cleanup() {
     if [ "$TOPOLOGY" = 1 ]; then
         "$SLUICE" --netns "$P-fw" down >/dev/null 2>&1
         topology_down "$P"
-        # `sluice down` leaves the instance's (empty) directories; ours only.
+        # Leftovers of an interrupted run of ours (an instance that never reached `down`).
         rm -rf "/sys/fs/bpf/sluice/netns/$P-fw" "/run/sluice/netns/$P-fw"
     fi
     rm -rf "$TMP"

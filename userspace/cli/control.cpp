@@ -107,15 +107,9 @@ int down(const std::string& instance, std::ostream& out, std::ostream& err) {
         err << "sluice: " << s.error().message << "\n";
         status = 1;
     }
-    std::error_code ec;
-    std::filesystem::remove_all(paths.state_dir, ec);
-    // Leave no empty namespace folders behind (…/netns/<name>, …/netns).
-    for (const std::string& dir : {paths.pin_dir, paths.state_dir}) {
-        std::filesystem::path parent = std::filesystem::path(dir).parent_path();
-        while (parent.filename() != "sluice" && std::filesystem::is_empty(parent, ec) && !ec) {
-            std::filesystem::remove(parent, ec);
-            parent = parent.parent_path();
-        }
+    if (auto s = remove_instance_dir(paths.state_dir); !s) {
+        err << "sluice: " << s.error().message << "\n";
+        status = 1;
     }
     if (status == 0) out << "sluice: instance " << instance << " is down (programs detached, pins removed)\n";
     return status;

@@ -45,7 +45,7 @@ double seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
 int show_sessions(const InstancePaths& paths, const json& state, bool json_out, std::ostream& out, std::ostream& err) {
     PinnedMap v4(paths.pin_dir + "/" SLUICE_MAP_SESSIONS_V4), v6(paths.pin_dir + "/" SLUICE_MAP_SESSIONS_V6);
     if (v4.fd() < 0 || v6.fd() < 0) {
-        err << "sluice: no pinned sessions under " << paths.pin_dir << " (is instance running? try `sluice run`)\n";
+        err << "sluice: no pinned sessions under " << paths.pin_dir << " (start the instance with `sluice run -c FILE`)\n";
         return 1;
     }
     auto entries = dump_sessions(v4.fd(), v6.fd());
@@ -180,10 +180,21 @@ int show_policies(const json& state, bool json_out, std::ostream& out) {
             << "\n";
         return 0;
     }
+    auto field = [](const json& p, const char* key) {
+        if (!p.contains(key) || p[key].is_string()) return p.value(key, std::string("any"));
+        std::string joined;
+        for (const auto& item : p[key]) joined += (joined.empty() ? "" : ",") + item.get<std::string>();
+        return joined;
+    };
+    out << std::setw(4) << "ID" << "  " << std::left << std::setw(20) << "NAME" << std::setw(22) << "ZONES"
+        << std::setw(24) << "SOURCE" << std::setw(24) << "DESTINATION" << std::setw(18) << "APPLICATION"
+        << "ACTION" << std::right << "\n";
     for (const auto& p : policies) {
-        out << std::setw(4) << p["id"].get<int>() << "  " << std::left << std::setw(24)
-            << p["name"].get<std::string>() << std::setw(12) << p["from"].get<std::string>() << "-> "
-            << std::setw(12) << p["to"].get<std::string>() << p["action"].get<std::string>();
+        out << std::setw(4) << p["id"].get<int>() << "  " << std::left << std::setw(20)
+            << p["name"].get<std::string>() << std::setw(22)
+            << (p["from"].get<std::string>() + " -> " + p["to"].get<std::string>()) << std::setw(24)
+            << field(p, "source") << std::setw(24) << field(p, "destination") << std::setw(18)
+            << field(p, "application") << p["action"].get<std::string>();
         if (p.contains("ruleset")) out << ' ' << p["ruleset"].get<std::string>();
         out << std::right << "\n";
     }

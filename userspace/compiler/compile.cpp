@@ -61,13 +61,21 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation)
     for (const auto& iface : config.interfaces) {
         uint16_t zone = zone_id(config, iface.zone.name);
         if (!zone) return make_error("interface \"" + iface.name + "\": unknown zone \"" + iface.zone.name + "\"");
-        out.interfaces.push_back({iface.name, iface.parent, iface.vlan_id, zone, iface.xdp_mode});
+        std::string where = config.file + ":" + std::to_string(iface.location.line) + ":" +
+                            std::to_string(iface.location.column) + ": interfaces." + iface.name;
+        out.interfaces.push_back({iface.name, iface.parent, iface.vlan_id, zone, iface.xdp_mode, where});
     }
     for (size_t i = 0; i < config.policies.size(); ++i) {
         const auto& p = config.policies[i];
-        out.policies.push_back({p.name, static_cast<uint32_t>(i), p.from.name, p.to.name,
-                                to_policy_action(p.action),
-                                p.action == config::PolicyAction::inspect ? p.ruleset.name : ""});
+        CompiledPolicy cp{p.name, static_cast<uint32_t>(i), p.from.name, p.to.name, to_policy_action(p.action),
+                          p.action == config::PolicyAction::inspect ? p.ruleset.name : "", {}, {}, {}};
+        if (!p.source.any)
+            for (const auto& item : p.source.items) cp.sources.push_back(item.text);
+        if (!p.destination.any)
+            for (const auto& item : p.destination.items) cp.destinations.push_back(item.text);
+        if (!p.any_application)
+            for (const auto& app : p.applications) cp.applications.push_back(app.name);
+        out.policies.push_back(std::move(cp));
     }
 
     CompiledPolicyTables& tables = out.tables;

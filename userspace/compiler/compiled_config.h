@@ -22,6 +22,7 @@ struct CompiledInterface {
     uint16_t vlan_id = 0;      // 802.1Q id for a VLAN sub-interface, else 0
     uint16_t zone_id = 0;
     std::string xdp_mode;      // "auto" | "native" | "generic"
+    std::string where;         // "FILE:LINE:COLUMN: interfaces.NAME", for errors found on the node
 };
 
 struct CompiledZone {
@@ -35,6 +36,8 @@ struct CompiledPolicy {
     std::string from_zone, to_zone;
     policy_action action = POLICY_ACTION_DENY;
     std::string ruleset;       // for inspect
+    // What it matches, as written (empty = any), for `sluice show policies`.
+    std::vector<std::string> sources, destinations, applications;
 };
 
 using PolicyBitset = policy_bitset;

@@ -157,6 +157,9 @@ void Daemon::write_state_file() {
         nlohmann::json j = {{"name", p.name}, {"id", p.id}, {"from", p.from_zone}, {"to", p.to_zone},
                             {"action", actions[p.action & 3]}};
         if (!p.ruleset.empty()) j["ruleset"] = p.ruleset;
+        j["source"] = p.sources.empty() ? nlohmann::json("any") : nlohmann::json(p.sources);
+        j["destination"] = p.destinations.empty() ? nlohmann::json("any") : nlohmann::json(p.destinations);
+        j["application"] = p.applications.empty() ? nlohmann::json("any") : nlohmann::json(p.applications);
         policies.push_back(j);
     }
     state["default_action"] = current_.default_action == POLICY_ACTION_PERMIT ? "permit"

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "loader/instance_paths.h"
 #include "loader/map_io.h"
 
 namespace sluice {
@@ -109,8 +110,8 @@ Result<std::vector<ResolvedInterface>> Datapath::resolve(const CompiledConfig& c
         const std::string& attach_name = itf.parent.empty() ? itf.name : itf.parent;
         r.ifindex = if_nametoindex(attach_name.c_str());
         if (r.ifindex == 0) {
-            missing += (missing.empty() ? "" : "; ") + std::string("interface ") + attach_name +
-                       " does not exist in this network namespace";
+            missing += (missing.empty() ? "" : "\n") + (itf.where.empty() ? "" : itf.where + ": ") +
+                       "interface " + attach_name + " does not exist in this network namespace";
             continue;
         }
         if (!itf.parent.empty()) r.vlan_ifindex = if_nametoindex(itf.name.c_str());
@@ -203,12 +204,6 @@ Status Datapath::pin_programs() const {
     return {};
 }
 
-Status remove_pins(const std::string& pin_dir) {
-    std::error_code ec;
-    if (!std::filesystem::exists(pin_dir, ec)) return {};
-    std::filesystem::remove_all(pin_dir, ec);
-    if (ec) return make_error("cannot remove pins under " + pin_dir + ": " + ec.message());
-    return {};
-}
+Status remove_pins(const std::string& pin_dir) { return remove_instance_dir(pin_dir); }
 
 }  // namespace sluice

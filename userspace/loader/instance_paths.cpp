@@ -75,12 +75,14 @@ Status enter_netns(const std::string& name) {
 
 std::string netns_label() {
     ino_t self = ns_inode("/proc/self/ns/net");
-    if (self == ns_inode("/proc/1/ns/net")) return "";
+    ino_t init = ns_inode("/proc/1/ns/net");
+    // Unreadable init namespace (a sandbox): only named namespaces are labelled.
+    if (self == init) return "";
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator("/run/netns", ec)) {
         if (ns_inode(entry.path().c_str()) == self) return "netns/" + entry.path().filename().string();
     }
-    return "netns/" + std::to_string(self);
+    return init == 0 ? "" : "netns/" + std::to_string(self);
 }
 
 InstancePaths instance_paths(const std::string& instance) {
@@ -90,6 +92,18 @@ InstancePaths instance_paths(const std::string& instance) {
         .pin_dir = std::string(kBpffs) + "/sluice/" + middle + instance,
         .state_dir = "/run/sluice/" + middle + instance,
     };
+}
+
+Status remove_instance_dir(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    if (ec) return make_error("cannot remove " + dir + ": " + ec.message());
+    std::filesystem::path parent = std::filesystem::path(dir).parent_path();
+    while (parent.has_filename() && parent.filename() != "sluice" && std::filesystem::is_empty(parent, ec) && !ec) {
+        std::filesystem::remove(parent, ec);
+        parent = parent.parent_path();
+    }
+    return {};
 }
 
 }  // namespace sluice

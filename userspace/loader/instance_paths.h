@@ -32,4 +32,8 @@ std::string netns_label();
 
 InstancePaths instance_paths(const std::string& instance);
 
+// Removes dir and then each parent left empty, up to (not including) the
+// top-level "sluice" folder, so no empty per-namespace folders remain.
+Status remove_instance_dir(const std::string& dir);
+
 }  // namespace sluice
