@@ -143,7 +143,10 @@ std::string render_compare(const CompareRun& run, const CompareSummary& summary)
         std::string expected_gap = summary.expected_gap_percent ? "≤ " + fixed(*summary.expected_gap_percent, 1) + "%" : "-";
         std::string verdict = "-";
         if (summary.gap_percent && summary.expected_gap_percent) {
-            verdict = *summary.gap_percent <= *summary.expected_gap_percent ? "within" : "wider";
+            // A gap is judged by its size: IPv6 far ahead of IPv4 is as
+            // unexpected as far behind (usually noise worth a second look).
+            double gap = *summary.gap_percent, limit = *summary.expected_gap_percent;
+            verdict = gap > limit ? "wider" : gap < -limit ? "reversed" : "within";
         }
         rows.push_back({"Gap", summary.gap_percent ? fixed(*summary.gap_percent, 1) + "%" : "-", "", expected_gap, verdict});
     }
