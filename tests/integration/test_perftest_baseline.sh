@@ -5,36 +5,9 @@
 # a ratio per family comes out, and afterwards sluice is attached again on fw0
 # and the nftables table is gone. No speed thresholds.
 set -u
-SRC=${SLUICE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-SLUICE=${SLUICE_BIN:-$SRC/build/userspace/sluice}
-PY=/usr/bin/python3
-P="pb$$"
-P=${P:0:10}
-TMP=$(mktemp -d /tmp/sluice-it-perftest-baseline.XXXXXX)
-UP=0
-
-skip() { echo "SKIP: perftest_baseline: $*"; exit 77; }
-fail() { echo "FAIL: perftest_baseline: $*"; exit 1; }
-cleanup() {
-    local rc=$?
-    if [ "$UP" = 1 ]; then
-        "$SLUICE" cluster down --prefix "$P" >>"$TMP/cluster.log" 2>&1 || { echo "cluster down failed:"; cat "$TMP/cluster.log"; rc=1; }
-    fi
-    rm -rf "$TMP"
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, BPF)"
-[ -x "$SLUICE" ] || skip "no sluice binary at $SLUICE (set SLUICE_BIN)"
-[ -x "$PY" ] || skip "$PY (Debian's python3) is not installed"
-command -v iperf3 >/dev/null || skip "iperf3 is not installed"
+source "$(dirname "$0")/perftest_lib.sh"
+pt_init perftest_baseline pb
 command -v nft >/dev/null || skip "nft (nftables) is not installed"
-"$SLUICE" perf-test --help >/dev/null 2>&1 || skip "this sluice has no perf-test command"
-if ! mountpoint -q /sys/fs/bpf; then
-    mount -t bpf bpf /sys/fs/bpf 2>/dev/null || skip "bpffs cannot be mounted at /sys/fs/bpf"
-fi
 
 UP=1
 "$SLUICE" cluster up --prefix "$P" >"$TMP/cluster.log" 2>&1 || { cat "$TMP/cluster.log"; fail "cluster up failed"; }

@@ -4,36 +4,8 @@
 # run leaves the cluster as it found it. No speed thresholds: any non-zero
 # rate passes. `sluice cluster down` runs in the EXIT trap.
 set -u
-SRC=${SLUICE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-SLUICE=${SLUICE_BIN:-$SRC/build/userspace/sluice}
-PY=/usr/bin/python3
-P="pq$$"
-P=${P:0:10}
-TMP=$(mktemp -d /tmp/sluice-it-perftest.XXXXXX)
-UP=0
-
-skip() { echo "SKIP: perftest_quick: $*"; exit 77; }
-cleanup() {
-    local rc=$?
-    if [ "$UP" = 1 ]; then
-        "$SLUICE" cluster down --prefix "$P" >>"$TMP/cluster.log" 2>&1 || { echo "cluster down failed:"; cat "$TMP/cluster.log"; rc=1; }
-    fi
-    rm -rf "$TMP"
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, BPF)"
-[ -x "$SLUICE" ] || skip "no sluice binary at $SLUICE (set SLUICE_BIN)"
-[ -x "$PY" ] || skip "$PY (Debian's python3) is not installed"
-command -v iperf3 >/dev/null || skip "iperf3 is not installed"
-command -v ip >/dev/null || skip "iproute2 is not installed"
-"$SLUICE" perf-test --help >/dev/null 2>&1 || skip "this sluice has no perf-test command"
-"$SLUICE" cluster --help >/dev/null 2>&1 || skip "this sluice has no cluster command"
-if ! mountpoint -q /sys/fs/bpf; then
-    mount -t bpf bpf /sys/fs/bpf 2>/dev/null || skip "bpffs cannot be mounted at /sys/fs/bpf"
-fi
+source "$(dirname "$0")/perftest_lib.sh"
+pt_init perftest_quick pq
 
 echo "[perftest_quick] cluster up --prefix $P"
 UP=1
