@@ -160,6 +160,64 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } runtime_cfg SEC(".maps");
 
+/* ---- address translation (maps/nat.h) ---- */
+#define NAT_HASH(name, key_t, value_t, entries)                                  \
+	struct {                                                                 \
+		__uint(type, BPF_MAP_TYPE_HASH);                                 \
+		__uint(max_entries, entries);                                    \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                            \
+		__type(key, key_t);                                              \
+		__type(value, value_t);                                          \
+		__uint(pinning, LIBBPF_PIN_BY_NAME);                             \
+	} name SEC(".maps")
+#define NAT_LPM(name, key_t, value_t, entries)                                   \
+	struct {                                                                 \
+		__uint(type, BPF_MAP_TYPE_LPM_TRIE);                             \
+		__uint(max_entries, entries);                                    \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                            \
+		__type(key, key_t);                                              \
+		__type(value, value_t);                                          \
+		__uint(pinning, LIBBPF_PIN_BY_NAME);                             \
+	} name SEC(".maps")
+
+NAT_HASH(nat_dst, struct nat_dst_key, struct nat_dst_value, NAT_GENERATIONS * NAT_MAX_DESTINATION_RULES);
+NAT_LPM(nat_map_in_v4, struct policy_lpm_key_v4, struct nat_prefix_value, NAT_GENERATIONS * NAT_MAX_PREFIX_RULES);
+NAT_LPM(nat_map_in_v6, struct policy_lpm_key_v6, struct nat_prefix_value, NAT_GENERATIONS * NAT_MAX_PREFIX_RULES);
+NAT_LPM(nat_map_out_v4, struct policy_lpm_key_v4, struct nat_prefix_value, NAT_GENERATIONS * NAT_MAX_PREFIX_RULES);
+NAT_LPM(nat_map_out_v6, struct policy_lpm_key_v6, struct nat_prefix_value, NAT_GENERATIONS * NAT_MAX_PREFIX_RULES);
+NAT_HASH(nat_src_zones, struct policy_zone_pair_key, struct nat_rule_bits, 8192);
+NAT_LPM(nat_src_s4, struct policy_lpm_key_v4, struct nat_rule_bits, 65536);
+NAT_LPM(nat_src_s6, struct policy_lpm_key_v6, struct nat_rule_bits, 65536);
+NAT_LPM(nat_src_d4, struct policy_lpm_key_v4, struct nat_rule_bits, 65536);
+NAT_LPM(nat_src_d6, struct policy_lpm_key_v6, struct nat_rule_bits, 65536);
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NAT_GENERATIONS * NAT_MAX_SOURCE_RULES);
+	__type(key, __u32);
+	__type(value, struct nat_source_rule);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} nat_src_rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NAT_GENERATIONS * NAT_POOL_SLOTS);
+	__type(key, __u32);
+	__type(value, struct nat_pool);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} nat_pools SEC(".maps");
+
+NAT_HASH(nat_ifaddrs, __u32, struct nat_ifaddr, SLUICE_MAX_INTERFACES);
+
+/* Port reservations: preallocated, inserts happen on the first packet. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NAT_MAX_PORT_RESERVATIONS);
+	__type(key, struct nat_port_key);
+	__type(value, struct nat_port_value);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} nat_ports SEC(".maps");
+
 /* Per-reason packet counters (maps/stats.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -26,6 +26,20 @@
 #define SLUICE_MAP_RUNTIME_CONFIG "runtime_cfg"
 #define SLUICE_MAP_STATS "stats"
 #define SLUICE_MAP_JUMP_TABLE "jump_table"
+#define SLUICE_MAP_NAT_DST "nat_dst"
+#define SLUICE_MAP_NAT_MAP_IN_V4 "nat_map_in_v4"
+#define SLUICE_MAP_NAT_MAP_IN_V6 "nat_map_in_v6"
+#define SLUICE_MAP_NAT_MAP_OUT_V4 "nat_map_out_v4"
+#define SLUICE_MAP_NAT_MAP_OUT_V6 "nat_map_out_v6"
+#define SLUICE_MAP_NAT_SRC_ZONES "nat_src_zones"
+#define SLUICE_MAP_NAT_SRC_SADDR_V4 "nat_src_s4"
+#define SLUICE_MAP_NAT_SRC_SADDR_V6 "nat_src_s6"
+#define SLUICE_MAP_NAT_SRC_DADDR_V4 "nat_src_d4"
+#define SLUICE_MAP_NAT_SRC_DADDR_V6 "nat_src_d6"
+#define SLUICE_MAP_NAT_SRC_RULES "nat_src_rules"
+#define SLUICE_MAP_NAT_POOLS "nat_pools"
+#define SLUICE_MAP_NAT_IFADDRS "nat_ifaddrs"
+#define SLUICE_MAP_NAT_PORTS "nat_ports"
 
 /* Tail-call slots of jump_table. */
 enum sluice_jump_slot {
@@ -39,6 +53,7 @@ enum sluice_jump_slot {
 #define SLUICE_PROG_XDP_MAIN "xdp_main_prog"
 #define SLUICE_PROG_XDP_ZONE "xdp_zone_prog"
 #define SLUICE_PROG_XDP_POLICY "xdp_policy_prog"
+#define SLUICE_PROG_XDP_NAT "xdp_nat_prog"
 #define SLUICE_PROG_XDP_FORWARD "xdp_forward_prog"
 #define SLUICE_PROG_TC_EGRESS "tc_egress_prog"
 

@@ -18,6 +18,11 @@
 	X(STAT_FLOW_CACHE_HIT, "flow-cache-hit", info)                           \
 	X(STAT_FIB_LOOKUP, "fib-lookup", info)                                   \
 	X(STAT_TC_EGRESS_SESSION, "tc-egress-session", info)                     \
+	X(STAT_NAT_TRANSLATED, "nat-translated", info)                           \
+	X(STAT_NAT_ICMP_ERROR, "nat-icmp-error-translated", info)                \
+	X(STAT_NAT_DEFERRED_TC, "nat-source-left-to-tc-egress", info)            \
+	X(STAT_TC_EGRESS_NAT, "tc-egress-nat-translated", info)                  \
+	X(STAT_NAT_PORT_ALLOCATED, "nat-port-allocated", info)                   \
 	X(STAT_PASS_NON_IP, "pass-non-ip", pass)                                 \
 	X(STAT_PASS_UNZONED, "pass-unzoned-interface", pass)                     \
 	X(STAT_PASS_LOCAL, "pass-local", pass)                                   \
@@ -59,6 +64,10 @@
 	X(STAT_DROP_SESSION_VERDICT, "drop-session-verdict", drop)               \
 	X(STAT_DROP_SESSION_TABLE_FULL, "drop-session-table-full", drop)         \
 	X(STAT_DROP_FRAG_TABLE_FULL, "drop-fragment-table-full", drop)           \
+	X(STAT_DROP_NAT_PORTS_EXHAUSTED, "drop-nat-ports-exhausted", drop)       \
+	X(STAT_DROP_NAT_NO_ADDRESS, "drop-nat-no-address", drop)                 \
+	X(STAT_DROP_NAT_TUPLE_IN_USE, "drop-nat-tuple-in-use", drop)             \
+	X(STAT_DROP_NPTV6_UNMAPPABLE, "drop-nptv6-unmappable", drop)             \
 	X(STAT_DROP_INTERNAL, "drop-internal-error", drop)
 
 #define SLUICE_STAT_ENUM(name, str, kind) name,
