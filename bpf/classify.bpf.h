@@ -9,6 +9,7 @@
 
 #include "maps.bpf.h"
 #include "parse.bpf.h"
+#include "fib.bpf.h"
 
 #define CLASSIFY_NO_MATCH 0xffffffffu
 
@@ -43,7 +44,7 @@ static __always_inline __u32 classify_port(const struct packet_ctx *pc)
 	switch (pc->protocol) {
 	case IPPROTO_TCP:
 	case IPPROTO_UDP:
-		return bpf_ntohs(pc->family == SLUICE_FAMILY_IPV4 ? pc->key.v4.dst_port : pc->key.v6.dst_port);
+		return bpf_ntohs(flow_dst_port(pc));
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
 		return pc->icmp_type;
@@ -98,7 +99,7 @@ static __always_inline __u32 classify(const struct packet_ctx *pc, const struct 
 		k.generation = gen;
 		__builtin_memcpy(k.addr, &pc->key.v4.src_addr, 4);
 		src_bits = bpf_map_lookup_elem(&pol_src_v4, &k);
-		__builtin_memcpy(k.addr, &pc->key.v4.dst_addr, 4);
+		__builtin_memcpy(k.addr, flow_dst_addr(pc), 4);
 		dst_bits = bpf_map_lookup_elem(&pol_dst_v4, &k);
 	} else {
 		struct policy_lpm_key_v6 k = {};
@@ -107,7 +108,7 @@ static __always_inline __u32 classify(const struct packet_ctx *pc, const struct 
 		k.generation = gen;
 		__builtin_memcpy(k.addr, pc->key.v6.src_addr, 16);
 		src_bits = bpf_map_lookup_elem(&pol_src_v6, &k);
-		__builtin_memcpy(k.addr, pc->key.v6.dst_addr, 16);
+		__builtin_memcpy(k.addr, flow_dst_addr(pc), 16);
 		dst_bits = bpf_map_lookup_elem(&pol_dst_v6, &k);
 	}
 	if (!src_bits || !dst_bits)

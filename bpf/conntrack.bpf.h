@@ -16,22 +16,60 @@ enum tcp_track_result {
 	TCP_TRACK_NEW = 2,       /* a fresh SYN reusing a closed tuple: classify again */
 };
 
-static __always_inline void reverse_key(const struct packet_ctx *pc, union session_key *out)
+/* The tuple of a packet travelling the other way. */
+static __always_inline void reverse_tuple(__u8 family, const union session_key *in, union session_key *out)
 {
 	__builtin_memset(out, 0, sizeof(*out));
-	if (pc->family == SLUICE_FAMILY_IPV4) {
-		out->v4.src_addr = pc->key.v4.dst_addr;
-		out->v4.dst_addr = pc->key.v4.src_addr;
-		out->v4.src_port = pc->key.v4.dst_port;
-		out->v4.dst_port = pc->key.v4.src_port;
-		out->v4.protocol = pc->key.v4.protocol;
+	if (family == SLUICE_FAMILY_IPV4) {
+		out->v4.src_addr = in->v4.dst_addr;
+		out->v4.dst_addr = in->v4.src_addr;
+		out->v4.src_port = in->v4.dst_port;
+		out->v4.dst_port = in->v4.src_port;
+		out->v4.protocol = in->v4.protocol;
 	} else {
-		__builtin_memcpy(out->v6.src_addr, pc->key.v6.dst_addr, 16);
-		__builtin_memcpy(out->v6.dst_addr, pc->key.v6.src_addr, 16);
-		out->v6.src_port = pc->key.v6.dst_port;
-		out->v6.dst_port = pc->key.v6.src_port;
-		out->v6.protocol = pc->key.v6.protocol;
+		__builtin_memcpy(out->v6.src_addr, in->v6.dst_addr, 16);
+		__builtin_memcpy(out->v6.dst_addr, in->v6.src_addr, 16);
+		out->v6.src_port = in->v6.dst_port;
+		out->v6.dst_port = in->v6.src_port;
+		out->v6.protocol = in->v6.protocol;
 	}
+}
+
+static __always_inline void reverse_key(const struct packet_ctx *pc, union session_key *out)
+{
+	reverse_tuple(pc->family, &pc->key, out);
+}
+
+/* The key of the other direction's entry: the reverse of the tuple packets
+ * of this direction leave with (maps/nat.h). */
+static __always_inline void nat_reverse(__u8 family, __u8 protocol, const struct session_nat *nat,
+					union session_key *out)
+{
+	__builtin_memset(out, 0, sizeof(*out));
+	if (family == SLUICE_FAMILY_IPV4) {
+		out->v4.src_addr = nat->new_dst_addr[0];
+		out->v4.dst_addr = nat->new_src_addr[0];
+		out->v4.src_port = nat->new_dst_port;
+		out->v4.dst_port = nat->new_src_port;
+		out->v4.protocol = protocol;
+	} else {
+		__builtin_memcpy(out->v6.src_addr, nat->new_dst_addr, 16);
+		__builtin_memcpy(out->v6.dst_addr, nat->new_src_addr, 16);
+		out->v6.src_port = nat->new_dst_port;
+		out->v6.dst_port = nat->new_src_port;
+		out->v6.protocol = protocol;
+	}
+}
+
+#define SESSION_NAT_ANY (SESSION_NAT_SRC | SESSION_NAT_DST)
+
+static __always_inline void peer_key(const struct packet_ctx *pc, const struct session_value *s,
+				     union session_key *out)
+{
+	if (s->nat.flags & SESSION_NAT_ANY)
+		nat_reverse(pc->family, pc->protocol, &s->nat, out);
+	else
+		reverse_key(pc, out);
 }
 
 static __always_inline struct session_value *session_lookup(__u8 family, const union session_key *key)
@@ -57,13 +95,28 @@ static __always_inline void session_delete(__u8 family, const union session_key 
 		bpf_map_delete_elem(&sessions_v6, &key->v6);
 }
 
-/* Creates both entries of a new flow admitted by policy_id. Returns 0 or -1
- * (table full: nothing is left behind). */
+static __always_inline void nat_port_release(__u8 family, __u8 protocol, const struct session_nat *nat)
+{
+	struct nat_port_key pk = {};
+
+	if (!(nat->flags & SESSION_NAT_PORT_HELD))
+		return;
+	__builtin_memcpy(pk.addr, nat->new_src_addr, 16);
+	pk.port = nat->new_src_port;
+	pk.protocol = protocol;
+	pk.family = family;
+	bpf_map_delete_elem(&nat_ports, &pk);
+}
+
+/* Creates both entries of a new flow admitted by policy_id, with pc->nat's
+ * translation. Returns 0, or the drop reason (nothing is left behind; a
+ * port reservation in pc->nat is released). */
 static __always_inline int session_create(struct packet_ctx *pc, const struct runtime_config *cfg,
 					  __u32 policy_id, __u16 ruleset_id, __u8 punt_flags, __u64 now)
 {
 	struct session_value v = {};
 	union session_key reply;
+	__u8 nat = pc->nat.flags & SESSION_NAT_ANY;
 
 	v.created_ns = now;
 	v.last_seen_ns = now;
@@ -76,25 +129,76 @@ static __always_inline int session_create(struct packet_ctx *pc, const struct ru
 	v.punt_flags = punt_flags;
 	v.ruleset_id = ruleset_id;
 	v.policy_generation = cfg->config_generation;
+	if (nat)
+		v.nat = pc->nat;
 	if (pc->fib_valid) {
 		v.fib = pc->fib;
 		v.fib.generation = cfg->fib_generation;
 	}
 	if (session_update(pc->family, &pc->key, &v))
-		return -1;
+		goto full;
 
-	reverse_key(pc, &reply);
+	if (nat) {
+		struct session_nat *r = &v.nat;
+
+		nat_reverse(pc->family, pc->protocol, &pc->nat, &reply);
+		/* Packets arriving with the reply key leave with the original
+		 * tuple reversed: the reply changes its source where the
+		 * initiator's packets changed their destination. */
+		if (pc->family == SLUICE_FAMILY_IPV4) {
+			__builtin_memset(r, 0, sizeof(*r));
+			r->new_src_addr[0] = pc->key.v4.dst_addr;
+			r->new_dst_addr[0] = pc->key.v4.src_addr;
+			r->new_src_port = pc->key.v4.dst_port;
+			r->new_dst_port = pc->key.v4.src_port;
+		} else {
+			__builtin_memcpy(r->new_src_addr, pc->key.v6.dst_addr, 16);
+			__builtin_memcpy(r->new_dst_addr, pc->key.v6.src_addr, 16);
+			r->new_src_port = pc->key.v6.dst_port;
+			r->new_dst_port = pc->key.v6.src_port;
+		}
+		r->flags = ((nat & SESSION_NAT_DST) ? SESSION_NAT_SRC : 0) |
+			   ((nat & SESSION_NAT_SRC) ? SESSION_NAT_DST : 0);
+	} else {
+		reverse_key(pc, &reply);
+	}
 	v.packets = 0;
 	v.bytes = 0;
 	v.zone_in = pc->zone_out;
 	v.zone_out = pc->zone_in;
 	v.flags = SESSION_F_REPLY;
 	__builtin_memset(&v.fib, 0, sizeof(v.fib));
-	if (session_update(pc->family, &reply, &v)) {
-		session_delete(pc->family, &pc->key);
-		return -1;
+	/* A translated reply tuple must not take over another flow's entry. */
+	if (pc->family == SLUICE_FAMILY_IPV4) {
+		if (bpf_map_update_elem(&sessions_v4, &reply.v4, &v, nat ? BPF_NOEXIST : BPF_ANY))
+			goto undo;
+	} else {
+		if (bpf_map_update_elem(&sessions_v6, &reply.v6, &v, nat ? BPF_NOEXIST : BPF_ANY))
+			goto undo;
 	}
 	return 0;
+undo:
+	session_delete(pc->family, &pc->key);
+	if (nat) {
+		nat_port_release(pc->family, pc->protocol, &pc->nat);
+		return STAT_DROP_NAT_TUPLE_IN_USE;
+	}
+	return STAT_DROP_SESSION_TABLE_FULL;
+full:
+	nat_port_release(pc->family, pc->protocol, &pc->nat);
+	return STAT_DROP_SESSION_TABLE_FULL;
+}
+
+/* A fresh SYN reuses a closed flow's tuple: the old flow goes (its other
+ * entry and its port), the packet is classified as new. */
+static __always_inline void session_retire_peer(struct packet_ctx *pc, struct session_value *s)
+{
+	union session_key peer;
+
+	peer_key(pc, s, &peer);
+	session_delete(pc->family, &peer);
+	nat_port_release(pc->family, pc->protocol, &s->nat);
+	s->nat.flags = 0;
 }
 
 static __always_inline void session_account(struct session_value *s, const struct packet_ctx *pc, __u64 now)
@@ -109,13 +213,13 @@ static __always_inline void session_account(struct session_value *s, const struc
 static __always_inline void tcp_set_state(struct packet_ctx *pc, struct session_value *s,
 					  __u8 state, __u8 set_flags)
 {
-	union session_key peer_key;
+	union session_key other;
 	struct session_value *peer;
 
 	s->tcp_state = state;
 	s->flags |= set_flags;
-	reverse_key(pc, &peer_key);
-	peer = session_lookup(pc->family, &peer_key);
+	peer_key(pc, s, &other);
+	peer = session_lookup(pc->family, &other);
 	if (peer) {
 		peer->tcp_state = state;
 		peer->flags |= set_flags;

@@ -14,7 +14,23 @@
 #define AF_INET6 10
 #endif
 
-/* Runs bpf_fib_lookup for pc's tuple arriving on ingress_ifindex. On SUCCESS
+/* The destination the flow is routed and classified by: after destination
+ * NAT, the translated one. */
+static __always_inline const __be32 *flow_dst_addr(const struct packet_ctx *pc)
+{
+	if (pc->nat.flags & SESSION_NAT_DST)
+		return pc->nat.new_dst_addr;
+	return pc->family == SLUICE_FAMILY_IPV4 ? &pc->key.v4.dst_addr : pc->key.v6.dst_addr;
+}
+
+static __always_inline __be16 flow_dst_port(const struct packet_ctx *pc)
+{
+	if (pc->nat.flags & SESSION_NAT_DST)
+		return pc->nat.new_dst_port;
+	return pc->family == SLUICE_FAMILY_IPV4 ? pc->key.v4.dst_port : pc->key.v6.dst_port;
+}
+
+/* Runs bpf_fib_lookup for pc's tuple (translated destination) arriving on ingress_ifindex. On SUCCESS
  * fills pc->fib and sets fib_valid. On NO_NEIGH the egress ifindex is still
  * filled (policy needs the egress zone). Returns the BPF_FIB_LKUP_RET_* code. */
 static __always_inline int fib_resolve(void *ctx, struct packet_ctx *pc, __u32 ingress_ifindex)
@@ -28,15 +44,15 @@ static __always_inline int fib_resolve(void *ctx, struct packet_ctx *pc, __u32 i
 	if (pc->family == SLUICE_FAMILY_IPV4) {
 		p.family = AF_INET;
 		p.ipv4_src = pc->key.v4.src_addr;
-		p.ipv4_dst = pc->key.v4.dst_addr;
+		p.ipv4_dst = flow_dst_addr(pc)[0];
 		p.sport = pc->key.v4.src_port;
-		p.dport = pc->key.v4.dst_port;
+		p.dport = flow_dst_port(pc);
 	} else {
 		p.family = AF_INET6;
 		__builtin_memcpy(p.ipv6_src, pc->key.v6.src_addr, 16);
-		__builtin_memcpy(p.ipv6_dst, pc->key.v6.dst_addr, 16);
+		__builtin_memcpy(p.ipv6_dst, flow_dst_addr(pc), 16);
 		p.sport = pc->key.v6.src_port;
-		p.dport = pc->key.v6.dst_port;
+		p.dport = flow_dst_port(pc);
 	}
 	count(STAT_FIB_LOOKUP);
 	rc = bpf_fib_lookup(ctx, &p, sizeof(p), 0);

@@ -44,25 +44,52 @@ static __always_inline int vlan_pop(struct xdp_md *ctx, struct packet_ctx *pc)
 	return 0;
 }
 
+/* Makes pc->fib valid (the session's cache was stale or empty), refreshing
+ * the session's cache. Returns the BPF_FIB_LKUP_RET_* code. */
+static __always_inline int fib_ensure(struct xdp_md *ctx, struct packet_ctx *pc, const struct runtime_config *cfg)
+{
+	int rc;
+
+	if (pc->fib_valid)
+		return BPF_FIB_LKUP_RET_SUCCESS;
+	rc = fib_resolve(ctx, pc, ctx->ingress_ifindex);
+	if (rc == BPF_FIB_LKUP_RET_SUCCESS && pc->fib_stale_session) {
+		struct session_value *s = session_lookup(pc->family, &pc->key);
+
+		if (s) {
+			s->fib = pc->fib;
+			s->fib.generation = cfg->fib_generation;
+		}
+	}
+	return rc;
+}
+
+/* Why a packet with a valid FIB result must still go to the kernel, or 0. */
+static __always_inline int forward_pass_reason(const struct packet_ctx *pc)
+{
+	__u32 ifindex = pc->fib.ifindex;
+
+	if (pc->ttl <= 1)
+		return STAT_PASS_TTL;
+	if (!bpf_map_lookup_elem(&tx_ports, &ifindex))
+		return STAT_PASS_NO_XMIT;
+	/* In generic mode GSO/GRO aggregates arrive here whole; the kernel
+	 * refuses to redirect them (xdp_ok_fwd_dev), so it forwards them. */
+	if (pc->fib.mtu && pc->l3_len > pc->fib.mtu)
+		return STAT_PASS_OVER_MTU;
+	return 0;
+}
+
 /* Rewrites and redirects; returns the XDP verdict. */
 static __always_inline int forward_packet(struct xdp_md *ctx, struct packet_ctx *pc)
 {
 	__u32 ifindex = pc->fib.ifindex;
 	void *data, *data_end;
 	struct ethhdr *eth;
+	int reason = forward_pass_reason(pc);
 
-	if (pc->ttl <= 1) {
-		count(STAT_PASS_TTL);
-		return XDP_PASS;
-	}
-	if (!bpf_map_lookup_elem(&tx_ports, &ifindex)) {
-		count(STAT_PASS_NO_XMIT);
-		return XDP_PASS;
-	}
-	/* In generic mode GSO/GRO aggregates arrive here whole; the kernel
-	 * refuses to redirect them (xdp_ok_fwd_dev), so it forwards them. */
-	if (pc->fib.mtu && pc->l3_len > pc->fib.mtu) {
-		count(STAT_PASS_OVER_MTU);
+	if (reason) {
+		count(reason);
 		return XDP_PASS;
 	}
 	if (pc->l3_off != sizeof(struct ethhdr) && vlan_pop(ctx, pc))

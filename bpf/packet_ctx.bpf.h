@@ -24,6 +24,9 @@ struct packet_ctx {
 	union session_key key;        /* this packet's tuple as on the wire */
 	union session_key inner_key;  /* ICMP errors: the quoted packet's tuple */
 	struct session_fib fib;       /* egress for this packet, when fib_valid */
+	struct session_nat nat;       /* translation for this packet (flags 0: none);
+	                               * for ICMP errors, that of the entry the error
+	                               * travels with */
 	__u32 tcp_seq;
 	__u32 tcp_ack;
 	__u32 frag_id;                /* network order; IPv4 ids in the low 16 bits */
@@ -32,6 +35,8 @@ struct packet_ctx {
 	__u16 l4_off;                 /* 0 for later fragments */
 	__u16 l3_len;                 /* IPv4 total length / 40 + IPv6 payload length */
 	__u16 l4_payload_len;         /* TCP payload bytes */
+	__u16 inner_l3_off;           /* ICMP errors: the quoted IP header */
+	__u16 inner_l4_off;           /* ICMP errors: the quoted L4 header */
 	__u16 vlan_id;
 	__u16 zone_in;
 	__u16 zone_out;

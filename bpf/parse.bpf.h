@@ -141,6 +141,7 @@ static __always_inline int parse_icmp_inner_v4(struct packet_ctx *pc, void *inne
 	k->src_addr = iph->saddr;
 	k->dst_addr = iph->daddr;
 	k->protocol = iph->protocol;
+	pc->inner_l4_off = pc->inner_l3_off + iph->ihl * 4;
 	if (quoted_ports(inner + iph->ihl * 4, data_end, iph->protocol, &k->src_port, &k->dst_port))
 		return STAT_DROP_ICMP_TRUNCATED;
 	return PARSE_OK;
@@ -191,6 +192,7 @@ static __always_inline int parse_icmp_inner_v6(struct packet_ctx *pc, void *inne
 	if (ipv6_is_ext(nexthdr))
 		return STAT_DROP_ICMPV6_TRUNCATED;
 	k->protocol = nexthdr;
+	pc->inner_l4_off = pc->inner_l3_off + (__u16)(cursor - inner);
 	if (quoted_ports(cursor, data_end, nexthdr, &k->src_port, &k->dst_port))
 		return STAT_DROP_ICMPV6_TRUNCATED;
 	return PARSE_OK;
@@ -259,6 +261,7 @@ static __always_inline int parse_l4(struct packet_ctx *pc, void *data, void *dat
 			*dst_port = icmp->un.echo.id;
 		else if (icmp_is_error(icmp->type)) {
 			pc->icmp_error = 1;
+			pc->inner_l3_off = pc->l4_off + sizeof(*icmp);
 			return parse_icmp_inner_v4(pc, l4 + sizeof(*icmp), data_end);
 		}
 		return PARSE_OK;
@@ -278,6 +281,7 @@ static __always_inline int parse_l4(struct packet_ctx *pc, void *data, void *dat
 			*dst_port = icmp6->icmp6_identifier;
 		else if (icmpv6_is_error(icmp6->icmp6_type)) {
 			pc->icmp_error = 1;
+			pc->inner_l3_off = pc->l4_off + sizeof(*icmp6);
 			return parse_icmp_inner_v6(pc, l4 + sizeof(*icmp6), data_end);
 		} else if (icmpv6_is_link(icmp6->icmp6_type))
 			pc->link_local = 1;

@@ -3,8 +3,8 @@
  * The sluice datapath. One object, one skeleton (sluice_bpf.skel.h); programs
  * chain by tail calls through jump_table:
  *
- *   xdp_main_prog → xdp_zone_prog → [xdp_policy_prog] → xdp_forward_prog
- *   tc_egress_prog (packets the kernel forwarded)
+ *   xdp_main_prog → xdp_zone_prog → [xdp_policy_prog] → [xdp_nat_prog] → xdp_forward_prog
+ *   tc_egress_prog (packets the kernel forwarded: session + NAT)
  *
  * Program names are part of the interface: perf shows bpf_prog_<tag>_<name>.
  */
@@ -21,6 +21,9 @@
 #include "fib.bpf.h"
 #include "forward.bpf.h"
 #include "reject.bpf.h"
+#include "nat_plan.bpf.h"
+#include "nat_rewrite.bpf.h"
+#include "nat_tc.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -97,9 +100,18 @@ int xdp_zone_prog(struct xdp_md *ctx)
 	}
 
 	if (pc->icmp_error) {
-		/* Related to a known flow: it travels back towards that flow's sender. */
-		if (session_lookup(pc->family, &pc->inner_key)) {
+		/* Related to a known flow: it travels the way the quoted packet's
+		 * reverse does, so that direction's entry says how to translate it. */
+		union session_key back;
+
+		reverse_tuple(pc->family, &pc->inner_key, &back);
+		s = session_lookup(pc->family, &back);
+		if (s) {
 			count(STAT_ICMP_RELATED);
+			if (s->nat.flags & SESSION_NAT_ANY) {
+				pc->nat = s->nat;
+				return jump(ctx, SLUICE_JUMP_NAT);
+			}
 			return jump(ctx, SLUICE_JUMP_FORWARD);
 		}
 		return jump(ctx, SLUICE_JUMP_POLICY); /* local, or unrelated */
@@ -114,8 +126,10 @@ int xdp_zone_prog(struct xdp_md *ctx)
 		rc = tcp_track(pc, s);
 		if (rc == TCP_TRACK_INVALID)
 			return drop(STAT_DROP_TCP_INVALID);
-		if (rc == TCP_TRACK_NEW)
+		if (rc == TCP_TRACK_NEW) {
+			session_retire_peer(pc, s);
 			return jump(ctx, SLUICE_JUMP_POLICY);
+		}
 	}
 	count(STAT_SESSION_HIT);
 	session_account(s, pc, now);
@@ -127,6 +141,10 @@ int xdp_zone_prog(struct xdp_md *ctx)
 		pc->fib_stale_session = 1;
 	}
 	frag_record(pc, FRAG_VERDICT_FOLLOW, now);
+	if (s->nat.flags & SESSION_NAT_ANY) {
+		pc->nat = s->nat;
+		return jump(ctx, SLUICE_JUMP_NAT);
+	}
 	return jump(ctx, SLUICE_JUMP_FORWARD);
 }
 
@@ -149,6 +167,12 @@ int xdp_policy_prog(struct xdp_md *ctx)
 
 	if (!pc || !cfg)
 		return XDP_ABORTED;
+	/* Destination NAT comes first: route and policy see the real target. */
+	if (!pc->icmp_error) {
+		rc = nat_plan_destination(pc, cfg);
+		if (rc)
+			return drop(rc);
+	}
 	rc = fib_resolve(ctx, pc, ctx->ingress_ifindex);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
 		return pass(fib_pass_reason(rc));
@@ -186,11 +210,17 @@ int xdp_policy_prog(struct xdp_md *ctx)
 	pc->policy_id = policy_id;
 
 	if (action == POLICY_ACTION_PERMIT || action == POLICY_ACTION_INSPECT) {
-		if (session_create(pc, cfg, policy_id, ruleset_id,
-				   action == POLICY_ACTION_INSPECT ? SESSION_PUNT_INSPECT : 0, now))
-			return drop(STAT_DROP_SESSION_TABLE_FULL);
+		int err = nat_plan_source(pc, cfg, now);
+
+		if (!err)
+			err = session_create(pc, cfg, policy_id, ruleset_id,
+					     action == POLICY_ACTION_INSPECT ? SESSION_PUNT_INSPECT : 0, now);
+		if (err)
+			return drop(err);
 		count(STAT_SESSION_CREATED);
 		frag_record(pc, FRAG_VERDICT_FOLLOW, now);
+		if (pc->nat.flags & SESSION_NAT_ANY)
+			return jump(ctx, SLUICE_JUMP_NAT); /* it handles NO_NEIGH too */
 		if (rc == BPF_FIB_LKUP_RET_NO_NEIGH)
 			return pass(STAT_PASS_NO_NEIGH);
 		return jump(ctx, SLUICE_JUMP_FORWARD);
@@ -224,6 +254,43 @@ int xdp_policy_prog(struct xdp_md *ctx)
 	return drop(policy_id == SESSION_POLICY_RELATED ? STAT_DROP_POLICY_DEFAULT : STAT_DROP_POLICY_DENY);
 }
 
+/* Packets of translated flows (pc->nat). Handing a packet to the kernel
+ * instead of redirecting it: destination translation happens here (the kernel
+ * must route the real target), source translation is left to tc_egress_prog
+ * when it is all there is (the kernel must see, and answer ICMP to, the real
+ * source); a flow translated both ways is handed over fully translated. */
+SEC("xdp")
+int xdp_nat_prog(struct xdp_md *ctx)
+{
+	struct packet_ctx *pc = scratch(0);
+	struct runtime_config *cfg = runtime_config();
+	int rc, reason = 0;
+
+	if (!pc || !cfg)
+		return XDP_ABORTED;
+	if (pc->icmp_error) {
+		if (nat_rewrite_icmp_error(ctx, pc))
+			return drop(STAT_DROP_INTERNAL);
+		count(STAT_NAT_ICMP_ERROR);
+		return jump(ctx, SLUICE_JUMP_FORWARD);
+	}
+	rc = fib_ensure(ctx, pc, cfg);
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
+		reason = fib_pass_reason(rc);
+	else
+		reason = forward_pass_reason(pc);
+	if (reason && (pc->nat.flags & SESSION_NAT_ANY) == SESSION_NAT_SRC) {
+		count(STAT_NAT_DEFERRED_TC);
+		return pass(reason);
+	}
+	if (nat_rewrite(ctx, pc))
+		return drop(STAT_DROP_INTERNAL);
+	count(STAT_NAT_TRANSLATED);
+	if (reason)
+		return pass(reason);
+	return jump(ctx, SLUICE_JUMP_FORWARD);
+}
+
 SEC("xdp")
 int xdp_forward_prog(struct xdp_md *ctx)
 {
@@ -233,19 +300,9 @@ int xdp_forward_prog(struct xdp_md *ctx)
 
 	if (!pc || !cfg)
 		return XDP_ABORTED;
-	if (!pc->fib_valid) {
-		rc = fib_resolve(ctx, pc, ctx->ingress_ifindex);
-		if (rc != BPF_FIB_LKUP_RET_SUCCESS)
-			return pass(fib_pass_reason(rc));
-		if (pc->fib_stale_session) {
-			struct session_value *s = session_lookup(pc->family, &pc->key);
-
-			if (s) {
-				s->fib = pc->fib;
-				s->fib.generation = cfg->fib_generation;
-			}
-		}
-	}
+	rc = fib_ensure(ctx, pc, cfg);
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
+		return pass(fib_pass_reason(rc));
 	return forward_packet(ctx, pc);
 }
 
@@ -281,6 +338,15 @@ int tc_egress_prog(struct __sk_buff *skb)
 		__builtin_memcpy(s->fib.src_mac, eth->h_source, 6);
 		s->fib.mtu = mtu;
 		s->fib.generation = cfg->fib_generation;
+	}
+	/* A packet XDP handed over untranslated (maps/nat.h, xdp_nat_prog). */
+	if ((s->nat.flags & SESSION_NAT_ANY) && !pc->icmp_error) {
+		pc->nat = s->nat;
+		if (nat_rewrite_skb(skb, pc)) {
+			count(STAT_DROP_INTERNAL);
+			return TC_ACT_SHOT;
+		}
+		count(STAT_TC_EGRESS_NAT);
 	}
 	return TC_ACT_OK;
 }

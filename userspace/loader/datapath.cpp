@@ -78,6 +78,7 @@ Status Datapath::wire_jump_table() {
     } slots[] = {
         {SLUICE_JUMP_ZONE, skel_->progs.xdp_zone_prog},
         {SLUICE_JUMP_POLICY, skel_->progs.xdp_policy_prog},
+        {SLUICE_JUMP_NAT, skel_->progs.xdp_nat_prog},
         {SLUICE_JUMP_FORWARD, skel_->progs.xdp_forward_prog},
     };
     int fd = bpf_map__fd(skel_->maps.jump_table);
@@ -87,10 +88,6 @@ Status Datapath::wire_jump_table() {
             return make_error("cannot fill jump_table slot " + std::to_string(s.slot) + ": " +
                               errno_text(errno));
     }
-    // The NAT slot stays empty until the NAT stage exists; clear what an
-    // older build may have left there.
-    uint32_t nat = SLUICE_JUMP_NAT;
-    bpf_map_delete_elem(fd, &nat);
     return {};
 }
 
