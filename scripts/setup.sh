@@ -11,7 +11,7 @@ packages=(
   libnl-3-dev libnl-route-3-dev libhyperscan-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # run time, tests and the main job
-  iproute2 iputils-ping iperf3 ethtool nftables tcpdump socat netcat-openbsd
+  iproute2 iputils-ping iputils-tracepath iperf3 ethtool nftables tcpdump socat netcat-openbsd
   linux-perf procps python3
 )
 

@@ -23,6 +23,13 @@
   echo-server --bind H --port P --ready FILE
       Accepts one connection and echoes every byte back until EOF.
 
+  peer-server --bind H --port P --ready FILE [--udp]
+      Answers every TCP connection (or UDP datagram with --udp) with the
+      address and port it came from, "ADDR PORT\n": what a server behind NAT sees.
+
+  ask --host H --port P [--udp] [--timeout S]
+      Connects (or sends one datagram) to a peer-server and prints its answer.
+
   chat-client --host H --port P --control FIFO --log FILE
       One long-lived connection to an echo server. Reads commands from FIFO,
       one per line: "exchange COUNT SIZE" sends COUNT messages of SIZE bytes,
@@ -104,6 +111,42 @@ def cmd_accept_server(a):
     while True:
         conn, _ = ls.accept()
         conn.close()
+
+
+def cmd_peer_server(a):
+    if a.udp:
+        s = socket.socket(family_of(a.bind), socket.SOCK_DGRAM)
+        s.bind((a.bind, a.port))
+        write_atomic(a.ready, "ready\n")
+        while True:
+            _, peer = s.recvfrom(2048)
+            s.sendto(("%s %d\n" % (peer[0], peer[1])).encode(), peer)
+    ls = listen(a.bind, a.port)
+    write_atomic(a.ready, "ready\n")
+    while True:
+        conn, peer = ls.accept()
+        conn.sendall(("%s %d\n" % (peer[0], peer[1])).encode())
+        conn.close()
+
+
+def cmd_ask(a):
+    kind = socket.SOCK_DGRAM if a.udp else socket.SOCK_STREAM
+    s = socket.socket(family_of(a.host), kind)
+    s.settimeout(a.timeout)
+    try:
+        s.connect((a.host, a.port))
+        if a.udp:
+            s.send(b"who am i")
+        print(s.recv(256).decode().strip())
+        return 0
+    except (socket.timeout, TimeoutError):
+        print("timeout")
+        return 3
+    except OSError as e:
+        print("error %s" % errno.errorcode.get(e.errno, e.errno))
+        return 1
+    finally:
+        s.close()
 
 
 def cmd_sink(a):
@@ -230,6 +273,16 @@ def main():
     x.add_argument("--bind", required=True)
     x.add_argument("--port", type=int, required=True)
     x.add_argument("--ready", required=True)
+    x = sub.add_parser("peer-server")
+    x.add_argument("--bind", required=True)
+    x.add_argument("--port", type=int, required=True)
+    x.add_argument("--ready", required=True)
+    x.add_argument("--udp", action="store_true")
+    x = sub.add_parser("ask")
+    x.add_argument("--host", required=True)
+    x.add_argument("--port", type=int, required=True)
+    x.add_argument("--udp", action="store_true")
+    x.add_argument("--timeout", type=float, default=3.0)
     x = sub.add_parser("chat-client")
     x.add_argument("--host", required=True)
     x.add_argument("--port", type=int, required=True)
@@ -238,7 +291,8 @@ def main():
     x.add_argument("--timeout", type=float, default=30.0)
     a = p.parse_args()
     return {"probe": cmd_probe, "udp-probe": cmd_udp_probe, "accept-server": cmd_accept_server, "sink": cmd_sink, "source": cmd_source,
-            "echo-server": cmd_echo_server, "chat-client": cmd_chat_client}[a.cmd](a)
+            "echo-server": cmd_echo_server, "chat-client": cmd_chat_client,
+            "peer-server": cmd_peer_server, "ask": cmd_ask}[a.cmd](a)
 
 
 if __name__ == "__main__":
