@@ -34,11 +34,11 @@ int main(int argc, char** argv) {
     auto* down = app.add_subcommand("down", "stop the instance, detach its programs, remove its pins");
     down->add_option("--instance", instance, "instance name");
 
-    auto* show = app.add_subcommand("show", "show sessions, stats, zones or policies");
+    auto* show = app.add_subcommand("show", "show sessions, stats, zones, policies or nat");
     std::string what;
-    show->add_option("what", what, "sessions | stats | zones | policies")
+    show->add_option("what", what, "sessions | stats | zones | policies | nat")
         ->required()
-        ->check(CLI::IsMember({"sessions", "stats", "zones", "policies"}));
+        ->check(CLI::IsMember({"sessions", "stats", "zones", "policies", "nat"}));
     show->add_option("--instance", instance, "instance name");
     show->add_flag("--json", json, "machine-readable output");
 

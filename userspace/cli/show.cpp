@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/pinned_map.h"
+#include "cli/show_nat.h"
 #include "daemon/state_file.h"
 #include "loader/instance_paths.h"
 #include "loader/map_io.h"
@@ -19,20 +21,6 @@ namespace {
 
 using nlohmann::json;
 
-class PinnedMap {
-public:
-    explicit PinnedMap(const std::string& path) : fd_(bpf_obj_get(path.c_str())) {}
-    ~PinnedMap() {
-        if (fd_ >= 0) close(fd_);
-    }
-    PinnedMap(const PinnedMap&) = delete;
-    PinnedMap& operator=(const PinnedMap&) = delete;
-    int fd() const { return fd_; }
-
-private:
-    int fd_;
-};
-
 std::string name_by_id(const json& list, uint64_t id, const std::string& fallback) {
     for (const auto& item : list) {
         if (item.value("id", uint64_t{UINT64_MAX}) == id) return item.value("name", fallback);
@@ -40,15 +28,8 @@ std::string name_by_id(const json& list, uint64_t id, const std::string& fallbac
     return fallback;
 }
 
-double seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
-
 int show_sessions(const InstancePaths& paths, const json& state, bool json_out, std::ostream& out, std::ostream& err) {
-    PinnedMap v4(paths.pin_dir + "/" SLUICE_MAP_SESSIONS_V4), v6(paths.pin_dir + "/" SLUICE_MAP_SESSIONS_V6);
-    if (v4.fd() < 0 || v6.fd() < 0) {
-        err << "sluice: no pinned sessions under " << paths.pin_dir << " (start the instance with `sluice run -c FILE`)\n";
-        return 1;
-    }
-    auto entries = dump_sessions(v4.fd(), v6.fd());
+    auto entries = read_pinned_sessions(paths.pin_dir);
     if (!entries) {
         err << "sluice: " << entries.error().message << "\n";
         return 1;
@@ -59,6 +40,7 @@ int show_sessions(const InstancePaths& paths, const json& state, bool json_out, 
 
     uint64_t now = coarse_now_ns();
     json flows = json::array();
+    std::vector<std::string> flow_texts;
     for (const auto& e : entries.value()) {
         const SessionEntry* reply = nullptr;
         if (auto it = by_key.find(key_of(reverse_of(e))); it != by_key.end()) reply = it->second;
@@ -87,7 +69,10 @@ int show_sessions(const InstancePaths& paths, const json& state, bool json_out, 
             {"idle_seconds", now > last ? seconds(now - last) : 0.0},
             {"fib_cached", e.value.fib.generation != 0},
         };
+        if (json nat = session_nat_json(e); !nat.is_null()) f["nat"] = nat;
         flows.push_back(f);
+        flow_texts.push_back(endpoint_text(e.family, e.src_addr, e.src_port) + " > " +
+                             endpoint_text(e.family, e.dst_addr, e.dst_port));
     }
     if (json_out) {
         out << json{{"sessions", flows}}.dump(2) << "\n";
@@ -95,22 +80,22 @@ int show_sessions(const InstancePaths& paths, const json& state, bool json_out, 
     }
     out << std::left << std::setw(7) << "PROTO" << std::setw(48) << "FLOW" << std::setw(13) << "STATE"
         << std::setw(20) << "POLICY" << std::setw(20) << "ZONES" << std::right << std::setw(10) << "PKTS>"
-        << std::setw(10) << "PKTS<" << std::setw(8) << "IDLE" << "\n";
-    for (const auto& f : flows) {
-        std::ostringstream flow;
-        bool v6 = f["family"] == "ipv6";
-        auto endpoint = [&](const std::string& a, int p) {
-            return (v6 ? "[" + a + "]" : a) + ":" + std::to_string(p);
-        };
-        flow << endpoint(f["source"], f["source_port"]) << " > " << endpoint(f["destination"], f["destination_port"]);
+        << std::setw(10) << "PKTS<" << std::setw(8) << "IDLE" << "  NAT\n";
+    for (size_t i = 0; i < flows.size(); ++i) {
+        const json& f = flows[i];
         std::ostringstream idle;
         idle << std::fixed << std::setprecision(1) << f["idle_seconds"].get<double>() << "s";
-        out << std::left << std::setw(7) << f["protocol"].get<std::string>() << std::setw(48) << flow.str()
+        out << std::left << std::setw(7) << f["protocol"].get<std::string>() << std::setw(48) << flow_texts[i]
             << std::setw(13) << f["state"].get<std::string>() << std::setw(20) << f["policy"].get<std::string>()
             << std::setw(20)
             << (f["from_zone"].get<std::string>() + ">" + f["to_zone"].get<std::string>()) << std::right
             << std::setw(10) << f["packets_forward"].get<uint64_t>() << std::setw(10)
-            << f["packets_reply"].get<uint64_t>() << std::setw(8) << idle.str() << "\n";
+            << f["packets_reply"].get<uint64_t>() << std::setw(8) << idle.str();
+        if (f.contains("nat")) {
+            if (f["nat"].contains("src")) out << "  src " << f["nat"]["src"].get<std::string>();
+            if (f["nat"].contains("dst")) out << "  dst " << f["nat"]["dst"].get<std::string>();
+        }
+        out << "\n";
     }
     out << flows.size() << " session(s)\n";
     return 0;
@@ -213,6 +198,9 @@ int show(const std::string& what, const std::string& instance, bool json_out, st
     json state = read_state(paths.state_file()).value_or(json::object());
     if (what == "sessions") return show_sessions(paths, state, json_out, out, err);
     if (what == "stats") return show_stats(paths, json_out, out, err);
+    // Rules and pools come from the state file; without it the maps still tell
+    // the interface addresses and the live translations.
+    if (what == "nat") return show_nat(paths, state, json_out, out, err);
     if (state.empty()) {
         err << "sluice: instance " << instance << " is not running (no " << paths.state_file() << ")\n";
         return 1;

@@ -1,4 +1,4 @@
-// `sluice show sessions|stats|zones|policies`: read the instance's pinned maps
+// `sluice show sessions|stats|zones|policies|nat`: read the instance's pinned maps
 // and state file directly; the daemon need not be running for maps to be read.
 #pragma once
 

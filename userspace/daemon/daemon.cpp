@@ -13,6 +13,8 @@
 
 #include "compiler/compile.h"
 #include "config/load_config.h"
+#include "daemon/accept_local.h"
+#include "daemon/nat_state.h"
 #include "daemon/netlink_watcher.h"
 #include "daemon/session_gc.h"
 #include "daemon/state_file.h"
@@ -20,6 +22,7 @@
 #include "loader/datapath.h"
 #include "loader/instance_paths.h"
 #include "loader/map_io.h"
+#include "loader/nat_ifaddrs.h"
 #include "loader/session_table.h"
 
 namespace sluice {
@@ -35,6 +38,23 @@ struct Attached {
     std::string warning;
 };
 
+struct LoadedConfig {
+    config::Config parsed;
+    CompiledConfig compiled;
+};
+
+// The device whose address source NAT to this interface uses: the one the
+// FIB names as egress (the VLAN device for a sub-interface).
+uint32_t egress_ifindex(const ResolvedInterface& itf) {
+    return itf.vlan_id != 0 && itf.vlan_ifindex != 0 ? itf.vlan_ifindex : itf.ifindex;
+}
+
+std::string ifaddr_text(const nat_ifaddr& a) {
+    uint32_t v4[4] = {a.v4, 0, 0, 0};
+    std::string text = a.has_v4 ? address_text(SLUICE_FAMILY_IPV4, v4) : "no IPv4";
+    return text + " " + (a.has_v6 ? address_text(SLUICE_FAMILY_IPV6, a.v6) : "no IPv6");
+}
+
 class Daemon {
 public:
     explicit Daemon(RunOptions options) : options_(std::move(options)) {}
@@ -42,8 +62,12 @@ public:
 
 private:
     // Loads and compiles the config file for the datapath's inactive generation.
-    Result<CompiledConfig> load_compiled();
+    Result<LoadedConfig> load_compiled();
     Status apply_config(bool initial);
+    // Rewrites nat_ifaddrs from the interfaces' current addresses.
+    void refresh_nat_ifaddrs();
+    // accept_local on every interface when the config translates (accept_local.h).
+    void apply_accept_local();
     Status attach_interface(const ResolvedInterface& itf);
     void detach_all();
     void write_state_file();
@@ -54,15 +78,20 @@ private:
     InstancePaths paths_;
     std::unique_ptr<Datapath> dp_;
     CompiledConfig current_;
+    config::Nat nat_;                           // the running config's NAT section
+    std::vector<ResolvedInterface> resolved_;   // the running config's interfaces
+    std::string ifaddrs_logged_;                // last nat_ifaddrs summary logged
     std::map<std::string, Attached> attached_;  // by interface name (attach device)
     nlohmann::json last_reload_ = {{"ok", true}, {"message", ""}};
     uint64_t reloads_ = 0;
 };
 
-Result<CompiledConfig> Daemon::load_compiled() {
+Result<LoadedConfig> Daemon::load_compiled() {
     auto loaded = config::load_config(options_.config_path);
     if (!loaded) return loaded.error();
-    return compiler::compile(loaded.value(), dp_->inactive_generation());
+    auto compiled = compiler::compile(loaded.value(), dp_->inactive_generation());
+    if (!compiled) return compiled.error();
+    return LoadedConfig{std::move(loaded.value()), std::move(compiled.value())};
 }
 
 Status Daemon::attach_interface(const ResolvedInterface& itf) {
@@ -99,11 +128,12 @@ void Daemon::detach_all() {
 }
 
 Status Daemon::apply_config(bool initial) {
-    auto compiled = load_compiled();
-    if (!compiled) return compiled.error();
-    auto resolved = Datapath::resolve(compiled.value());
+    auto loaded = load_compiled();
+    if (!loaded) return loaded.error();
+    const CompiledConfig& compiled = loaded->compiled;
+    auto resolved = Datapath::resolve(compiled);
     if (!resolved) return resolved.error();
-    if (auto s = dp_->apply(compiled.value(), resolved.value()); !s) return s;
+    if (auto s = dp_->apply(compiled, resolved.value()); !s) return s;
     // Interfaces the new config adds get attached; ones it dropped, detached.
     std::map<std::string, bool> wanted;
     for (const auto& itf : resolved.value()) {
@@ -122,8 +152,44 @@ Status Daemon::apply_config(bool initial) {
             ++it;
         }
     }
-    current_ = std::move(compiled.value());
+    current_ = std::move(loaded->compiled);
+    nat_ = std::move(loaded->parsed.nat);
+    resolved_ = std::move(resolved.value());
+    refresh_nat_ifaddrs();
+    apply_accept_local();
     return {};
+}
+
+void Daemon::refresh_nat_ifaddrs() {
+    std::vector<uint32_t> ifindexes;
+    for (const auto& itf : resolved_) ifindexes.push_back(egress_ifindex(itf));
+    auto written = sync_nat_ifaddrs(dp_->map_fd(SLUICE_MAP_NAT_IFADDRS), ifindexes);
+    if (!written) {
+        log("warning: source NAT to interface addresses: " + written.error().message);
+        return;
+    }
+    if (!config_has_nat(nat_)) return;
+    std::string summary;
+    for (const auto& itf : resolved_) {
+        for (const auto& [ifindex, addr] : written.value()) {
+            if (ifindex == egress_ifindex(itf))
+                summary += (summary.empty() ? "" : "; ") + itf.name + " " + ifaddr_text(addr);
+        }
+    }
+    if (summary != ifaddrs_logged_) log("source NAT interface addresses: " + summary);
+    ifaddrs_logged_ = summary;
+}
+
+void Daemon::apply_accept_local() {
+    if (!config_has_nat(nat_)) return;  // left as the operator set it
+    std::vector<std::string> names;
+    for (const auto& itf : resolved_) names.push_back(itf.name);
+    std::string joined;
+    for (const auto& n : names) joined += (joined.empty() ? "" : ", ") + n;
+    log("NAT configured: setting net.ipv4.conf.<if>.accept_local=1 on " + joined +
+        " (after source NAT, packets the kernel forwards for the fast path may carry this firewall's own "
+        "address as source; without accept_local IPv4 drops them as martians)");
+    for (const auto& failure : enable_accept_local_all(names)) log("warning: " + failure);
 }
 
 void Daemon::write_state_file() {
@@ -162,6 +228,7 @@ void Daemon::write_state_file() {
         j["application"] = p.applications.empty() ? nlohmann::json("any") : nlohmann::json(p.applications);
         policies.push_back(j);
     }
+    state["nat"] = nat_state_json(nat_);
     state["default_action"] = current_.default_action == POLICY_ACTION_PERMIT ? "permit"
                               : current_.default_action == POLICY_ACTION_REJECT ? "reject"
                                                                                 : "deny";
@@ -190,9 +257,13 @@ void Daemon::serve() {
     sigaddset(&mask, SIGHUP);
     int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     auto watcher = NetlinkWatcher::open();
-    if (!watcher) log("warning: " + watcher.error().message + "; FIB caches refresh only on config changes");
+    if (!watcher)
+        log("warning: " + watcher.error().message +
+            "; FIB caches and source NAT interface addresses refresh only on config changes");
+    else
+        refresh_nat_ifaddrs();  // an address that changed before the watcher subscribed
     SessionGc gc(dp_->map_fd("sessions_v4"), dp_->map_fd("sessions_v6"), dp_->map_fd("runtime_cfg"),
-                 dp_->map_fd("stats"));
+                 dp_->map_fd("stats"), dp_->map_fd(SLUICE_MAP_NAT_PORTS));
     for (;;) {
         pollfd fds[2] = {{sfd, POLLIN, 0}, {watcher ? watcher.value()->fd() : -1, POLLIN, 0}};
         int n = poll(fds, 2, 1000);
@@ -210,8 +281,11 @@ void Daemon::serve() {
                 }
             }
         }
-        if (n > 0 && watcher && (fds[1].revents & POLLIN) && watcher.value()->drain()) {
-            if (auto s = dp_->bump_fib_generation(); !s) log(s.error().message);
+        if (n > 0 && watcher && (fds[1].revents & POLLIN)) {
+            if (watcher.value()->drain()) {
+                if (auto s = dp_->bump_fib_generation(); !s) log(s.error().message);
+            }
+            if (watcher.value()->addresses_changed()) refresh_nat_ifaddrs();
         }
         if (auto r = gc.maybe_collect(coarse_now_ns()); !r) log("session GC: " + r.error().message);
     }

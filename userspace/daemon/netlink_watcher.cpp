@@ -41,16 +41,19 @@ int NetlinkWatcher::on_message(::nl_msg* msg, void* arg) {
         auto* nd = static_cast<ndmsg*>(nlmsg_data(hdr));
         if (nd->ndm_state & (NUD_STALE | NUD_DELAY | NUD_PROBE)) return NL_OK;
     }
+    if (hdr->nlmsg_type == RTM_NEWADDR || hdr->nlmsg_type == RTM_DELADDR) self->addresses_changed_ = true;
     self->changed_ = true;
     return NL_OK;
 }
 
 bool NetlinkWatcher::drain() {
     changed_ = false;
+    addresses_changed_ = false;
     for (;;) {
         int rc = nl_recvmsgs_default(sock_);
         if (rc == -NLE_NOMEM) {  // socket overrun: notifications were lost
             changed_ = true;
+            addresses_changed_ = true;
             continue;
         }
         if (rc < 0) break;  // -NLE_AGAIN: nothing more queued

@@ -1,11 +1,10 @@
 #include "daemon/session_gc.h"
 
 #include <algorithm>
-#include <cstring>
-#include <string>
-#include <unordered_map>
 
+#include "daemon/session_expiry.h"
 #include "loader/map_io.h"
+#include "loader/nat_reservations.h"
 #include "loader/session_table.h"
 
 namespace sluice {
@@ -17,7 +16,8 @@ constexpr uint64_t kMaxWalkIntervalNs = 30ull * 1000000000ull;
 
 }  // namespace
 
-SessionGc::SessionGc(int v4, int v6, int cfg, int stats) : fd_v4_(v4), fd_v6_(v6), cfg_fd_(cfg), stats_fd_(stats) {}
+SessionGc::SessionGc(int v4, int v6, int cfg, int stats, int nat_ports)
+    : fd_v4_(v4), fd_v6_(v6), cfg_fd_(cfg), stats_fd_(stats), nat_ports_fd_(nat_ports) {}
 
 Result<size_t> SessionGc::maybe_collect(uint64_t now) {
     uint64_t created = 0;
@@ -28,47 +28,35 @@ Result<size_t> SessionGc::maybe_collect(uint64_t now) {
     return collect(now);
 }
 
+Status SessionGc::release(const ExpiredFlow& f) {
+    if (!f.reservation || nat_ports_fd_ < 0) return {};
+    if (f.reservation_unconfirmed) {
+        auto held = lookup_reservation(nat_ports_fd_, *f.reservation);
+        if (!held || !reservation_belongs_to(*held, *f.entry)) return {};
+    }
+    return release_reservation(nat_ports_fd_, *f.reservation);
+}
+
 Result<size_t> SessionGc::collect(uint64_t now) {
     ++walks_;
     runtime_config cfg{};
     if (auto s = read_runtime_config(cfg_fd_, cfg); !s) return s.error();
     auto dumped = dump_sessions(fd_v4_, fd_v6_);
     if (!dumped) return dumped.error();
-    auto& entries = dumped.value();
 
-    std::unordered_map<std::string, size_t> index;
-    index.reserve(entries.size());
-    for (size_t i = 0; i < entries.size(); ++i) index.emplace(key_bytes(entries[i]), i);
-
-    size_t removed = 0;
-    uint64_t next_due = UINT64_MAX;
-    for (size_t i = 0; i < entries.size(); ++i) {
-        const SessionEntry& e = entries[i];
-        const SessionEntry* peer = nullptr;
-        auto it = index.find(key_bytes(reverse_of(e)));
-        if (it != index.end()) peer = &entries[it->second];
-        // Each flow is judged once, from its initiator entry (or alone if orphaned).
-        if ((e.value.flags & SESSION_F_REPLY) && peer) continue;
-
-        uint64_t last = e.value.last_seen_ns;
-        if (peer) last = std::max<uint64_t>(last, peer->value.last_seen_ns);
-        uint8_t state = std::max<uint8_t>(e.value.tcp_state, peer ? peer->value.tcp_state : uint8_t{0});
-        session_value probe = e.value;
-        probe.tcp_state = state;
-        uint64_t timeout = cfg.timeout_ns[timeout_class_of(probe, e.protocol)];
-        if (timeout == 0) timeout = 60ull * 1000000000ull;
-        if (now >= last && now - last >= timeout) {
-            if (auto s = delete_session_entry(fd_v4_, fd_v6_, e); !s) return s.error();
-            if (peer) {
-                if (auto s = delete_session_entry(fd_v4_, fd_v6_, *peer); !s) return s.error();
-            }
-            ++removed;
-        } else {
-            next_due = std::min(next_due, last + timeout);
+    ExpiryPlan plan = plan_expiry(dumped.value(), cfg, now);
+    for (const ExpiredFlow& f : plan.expired) {
+        if (auto s = delete_session_entry(fd_v4_, fd_v6_, *f.entry); !s) return s.error();
+        if (f.peer) {
+            if (auto s = delete_session_entry(fd_v4_, fd_v6_, *f.peer); !s) return s.error();
         }
+        // Only after both entries are gone: a packet of this flow arriving in
+        // between still finds its session and never a free port.
+        if (auto s = release(f); !s) return s.error();
     }
+    uint64_t next_due = plan.next_due_ns;
     next_due_ns_ = next_due == UINT64_MAX ? UINT64_MAX : std::min(next_due, now + kMaxWalkIntervalNs);
-    return removed;
+    return plan.expired.size();
 }
 
 }  // namespace sluice

@@ -1,7 +1,8 @@
 // Expires idle sessions. Gated on activity: it walks the tables only when a
 // session may have expired (the earliest expiry seen last walk has passed) or
 // new sessions were created since; the walk is a batched dump, so the kernel
-// skips empty buckets and no syscall is spent per empty slot.
+// skips empty buckets and no syscall is spent per empty slot. Removing a
+// source-translated flow also releases its port reservation (nat_ports).
 #pragma once
 
 #include <cstddef>
@@ -11,9 +12,12 @@
 
 namespace sluice {
 
+struct ExpiredFlow;
+
 class SessionGc {
 public:
-    SessionGc(int sessions_v4_fd, int sessions_v6_fd, int runtime_cfg_fd, int stats_fd);
+    // nat_ports_fd may be -1 (no reservations to release).
+    SessionGc(int sessions_v4_fd, int sessions_v6_fd, int runtime_cfg_fd, int stats_fd, int nat_ports_fd);
 
     // Collects if due; returns how many flows were removed.
     Result<size_t> maybe_collect(uint64_t now_ns);
@@ -22,7 +26,9 @@ public:
     uint64_t walks() const { return walks_; }
 
 private:
-    int fd_v4_, fd_v6_, cfg_fd_, stats_fd_;
+    Status release(const ExpiredFlow& flow);
+
+    int fd_v4_, fd_v6_, cfg_fd_, stats_fd_, nat_ports_fd_;
     uint64_t next_due_ns_ = 0;
     uint64_t last_created_ = UINT64_MAX;
     uint64_t walks_ = 0;

@@ -8,45 +8,29 @@
 #include <cstring>
 #include <ctime>
 
+#include "loader/map_dump.h"
+
 namespace sluice {
 namespace {
 
 template <typename K>
 Status dump_map(int fd, std::vector<SessionEntry>& out, uint8_t family) {
-    constexpr uint32_t kBatch = 4096;
-    std::vector<K> keys(kBatch);
-    std::vector<session_value> values(kBatch);
-    K out_batch{};
-    bool first = true;
-    for (;;) {
-        uint32_t count = kBatch;
-        LIBBPF_OPTS(bpf_map_batch_opts, opts);
-        int rc = bpf_map_lookup_batch(fd, first ? nullptr : &out_batch, &out_batch, keys.data(), values.data(),
-                                      &count, &opts);
-        int err = errno;
-        for (uint32_t i = 0; i < count; ++i) {
-            SessionEntry e;
-            e.family = family;
-            const K& k = keys[i];
-            if constexpr (sizeof(K) == sizeof(session_key_v4)) {
-                e.src_addr[0] = k.src_addr;
-                e.dst_addr[0] = k.dst_addr;
-            } else {
-                std::memcpy(e.src_addr, k.src_addr, 16);
-                std::memcpy(e.dst_addr, k.dst_addr, 16);
-            }
-            e.src_port = k.src_port;
-            e.dst_port = k.dst_port;
-            e.protocol = k.protocol;
-            e.value = values[i];
-            out.push_back(e);
+    return batch_dump<K, session_value>(fd, "sessions", [&](const K& k, const session_value& v) {
+        SessionEntry e;
+        e.family = family;
+        if constexpr (sizeof(K) == sizeof(session_key_v4)) {
+            e.src_addr[0] = k.src_addr;
+            e.dst_addr[0] = k.dst_addr;
+        } else {
+            std::memcpy(e.src_addr, k.src_addr, 16);
+            std::memcpy(e.dst_addr, k.dst_addr, 16);
         }
-        first = false;
-        if (rc != 0) {
-            if (err == ENOENT) return {};
-            return make_error(std::string("cannot read sessions: ") + std::strerror(err));
-        }
-    }
+        e.src_port = k.src_port;
+        e.dst_port = k.dst_port;
+        e.protocol = k.protocol;
+        e.value = v;
+        out.push_back(e);
+    });
 }
 
 }  // namespace
@@ -58,12 +42,26 @@ Result<std::vector<SessionEntry>> dump_sessions(int fd_v4, int fd_v6) {
     return out;
 }
 
+bool has_translation(const session_value& v) { return (v.nat.flags & (SESSION_NAT_SRC | SESSION_NAT_DST)) != 0; }
+
+SessionEntry translated_tuple(const SessionEntry& e) {
+    SessionEntry t = e;
+    if (!has_translation(e.value)) return t;
+    // Every field is filled when a flag is set, changed or not (maps/nat.h).
+    std::memcpy(t.src_addr, e.value.nat.new_src_addr, 16);
+    std::memcpy(t.dst_addr, e.value.nat.new_dst_addr, 16);
+    t.src_port = e.value.nat.new_src_port;
+    t.dst_port = e.value.nat.new_dst_port;
+    return t;
+}
+
 SessionEntry reverse_of(const SessionEntry& e) {
+    SessionEntry t = translated_tuple(e);
     SessionEntry r = e;
-    std::memcpy(r.src_addr, e.dst_addr, 16);
-    std::memcpy(r.dst_addr, e.src_addr, 16);
-    r.src_port = e.dst_port;
-    r.dst_port = e.src_port;
+    std::memcpy(r.src_addr, t.dst_addr, 16);
+    std::memcpy(r.dst_addr, t.src_addr, 16);
+    r.src_port = t.dst_port;
+    r.dst_port = t.src_port;
     return r;
 }
 
@@ -158,6 +156,11 @@ std::string address_text(uint8_t family, const uint32_t addr[4]) {
     char buf[INET6_ADDRSTRLEN] = {};
     inet_ntop(family == SLUICE_FAMILY_IPV4 ? AF_INET : AF_INET6, addr, buf, sizeof(buf));
     return buf;
+}
+
+std::string endpoint_text(uint8_t family, const uint32_t addr[4], uint16_t port) {
+    std::string a = address_text(family, addr);
+    return (family == SLUICE_FAMILY_IPV4 ? a : "[" + a + "]") + ":" + std::to_string(ntohs(port));
 }
 
 }  // namespace sluice

@@ -28,7 +28,13 @@ struct SessionEntry {
 
 Result<std::vector<SessionEntry>> dump_sessions(int fd_v4, int fd_v6);
 
-// The entry keyed by the reverse tuple of e (where its other direction lives).
+// Whether the entry rewrites its packets (value.nat is valid).
+bool has_translation(const session_value& v);
+// The tuple packets of e's direction leave with: e's key rewritten by its
+// translation, or e's key unchanged when it has none (maps/nat.h).
+SessionEntry translated_tuple(const SessionEntry& e);
+// The key of e's other direction: the reverse of e's translated tuple
+// (for an untranslated flow simply the reverse tuple).
 SessionEntry reverse_of(const SessionEntry& e);
 bool same_key(const SessionEntry& a, const SessionEntry& b);
 // The entry's key as bytes (family, protocol, ports, addresses), for indexing.
@@ -45,5 +51,7 @@ uint64_t coarse_now_ns();
 std::string tcp_state_name(uint8_t state);
 std::string protocol_name(uint8_t protocol);
 std::string address_text(uint8_t family, const uint32_t addr[4]);
+// "198.18.1.10:40000" or "[2001:2:0:1::10]:40000"; port in network order.
+std::string endpoint_text(uint8_t family, const uint32_t addr[4], uint16_t port);
 
 }  // namespace sluice

@@ -1,0 +1,99 @@
+#include "daemon/nat_state.h"
+
+#include <string>
+
+namespace sluice {
+namespace {
+
+using nlohmann::json;
+
+// A bare address for a host prefix (how the config writes one), else CIDR.
+std::string prefix_text(const config::Prefix& p) {
+    std::string s = p.to_string();
+    return p.length == p.max_length() ? s.substr(0, s.find('/')) : s;
+}
+
+json match_json(const config::AddressMatch& m) {
+    if (m.any) return "any";
+    json items = json::array();
+    for (const auto& item : m.items) items.push_back(item.text);
+    return items;
+}
+
+std::string match_text(const json& m) {
+    if (m.is_string()) return m.get<std::string>();
+    std::string joined;
+    for (const auto& item : m) joined += (joined.empty() ? "" : ",") + item.get<std::string>();
+    return joined;
+}
+
+json source_rule(const config::SourceNatRule& r, size_t index) {
+    json j = {{"kind", "source"},          {"index", index},
+              {"name", r.name},            {"from", r.from.name},
+              {"to", r.to.name},           {"source", match_json(r.source)},
+              {"destination", match_json(r.destination)}};
+    j["translate"] = r.pool ? "pool " + r.pool->name : std::string("interface");
+    if (r.pool) j["pool"] = r.pool->name;
+    j["match"] = r.from.name + " -> " + r.to.name + ", source " + match_text(j["source"]) + ", destination " +
+                 match_text(j["destination"]);
+    j["translation"] = j["translate"];
+    return j;
+}
+
+json destination_rule(const config::DestinationNatRule& r, size_t index) {
+    const std::string dest = prefix_text(r.destination), to = prefix_text(r.translate_address);
+    const bool v6 = r.destination.family == config::Family::ipv6;
+    auto with_port = [&](const std::string& a, uint16_t port) {
+        return (v6 ? "[" + a + "]" : a) + ":" + std::to_string(port);
+    };
+    json j = {{"kind", "destination"}, {"index", index},     {"name", r.name},
+              {"from", r.from.name},   {"destination", dest}, {"translate_address", to}};
+    if (r.protocol) j["protocol"] = config::protocol_name(*r.protocol);
+    if (r.port) j["port"] = *r.port;
+    if (r.translate_port) j["translate_port"] = *r.translate_port;
+    j["match"] = "from " + r.from.name + ", " + (r.protocol ? config::protocol_name(*r.protocol) + " " : "") +
+                 (r.port ? with_port(dest, *r.port) : dest);
+    j["translation"] = r.translate_port ? with_port(to, *r.translate_port) : to;
+    return j;
+}
+
+template <typename Rule>
+json prefix_rule(const char* kind, const Rule& r, size_t index) {
+    // static and nptv6 entries have no name in the config.
+    return {{"kind", kind},
+            {"index", index},
+            {"name", ""},
+            {"inside", prefix_text(r.inside)},
+            {"outside", prefix_text(r.outside)},
+            {"match", "inside " + prefix_text(r.inside)},
+            {"translation", "outside " + prefix_text(r.outside)}};
+}
+
+json pool_json(const config::NatPool& p, size_t index) {
+    json ranges = json::array(), addresses = json::array();
+    for (const auto& r : p.addresses) {
+        std::string first = prefix_text(r.first), last = prefix_text(r.last);
+        ranges.push_back({{"family", r.first.family == config::Family::ipv4 ? "ipv4" : "ipv6"},
+                          {"first", first},
+                          {"last", last}});
+        addresses.push_back(first == last ? first : first + "-" + last);
+    }
+    return {{"name", p.name},          {"index", index},           {"addresses", addresses},
+            {"ranges", ranges},        {"port_first", p.ports.lo}, {"port_last", p.ports.hi},
+            {"persistent", p.persistent}};
+}
+
+}  // namespace
+
+json nat_state_json(const config::Nat& nat) {
+    json rules = json::array(), pools = json::array();
+    for (size_t i = 0; i < nat.source.size(); ++i) rules.push_back(source_rule(nat.source[i], i));
+    for (size_t i = 0; i < nat.destination.size(); ++i) rules.push_back(destination_rule(nat.destination[i], i));
+    for (size_t i = 0; i < nat.static_rules.size(); ++i)
+        rules.push_back(prefix_rule("static", nat.static_rules[i], i));
+    for (size_t i = 0; i < nat.nptv6.size(); ++i) rules.push_back(prefix_rule("nptv6", nat.nptv6[i], i));
+    for (size_t i = 0; i < nat.pools.size(); ++i) pools.push_back(pool_json(nat.pools[i], i));
+    return {{"rules", rules}, {"pools", pools}};
+}
+
+}  // namespace sluice
