@@ -75,3 +75,17 @@ TEST(NatUsage, PoolUsagePerProtocol) {
     EXPECT_EQ(u["addresses"][0], "198.18.100.10-198.18.100.20");
     EXPECT_EQ(u["in_use"], (json{{"tcp", 2}, {"udp", 1}, {"icmp", 1}, {"icmpv6", 0}, {"total", 4}}));
 }
+
+TEST(NatUsage, MixedPoolFillsPerFamily) {
+    NatReservation v6 = reservation(tuple6("2001:2:0:200::5", 3000, "2001:2:0:100::200", 80),
+                                    tuple6("2001:2:0:1::10", 3000, "2001:2:0:100::200", 80), IPPROTO_TCP, 0);
+    json u = pool_usage_json(pool_state(), {held("198.18.100.10", 2000, IPPROTO_TCP), v6});
+    EXPECT_EQ(u["in_use"]["tcp"], 2);
+    ASSERT_TRUE(u["by_family"].contains("ipv4"));
+    ASSERT_TRUE(u["by_family"].contains("ipv6"));
+    EXPECT_EQ(u["by_family"]["ipv4"]["address_count"], 11);
+    EXPECT_EQ(u["by_family"]["ipv4"]["capacity_per_protocol"], 11 * 64512);
+    EXPECT_EQ(u["by_family"]["ipv4"]["in_use"]["tcp"], 1);
+    EXPECT_EQ(u["by_family"]["ipv6"]["address_count"], UINT64_MAX);
+    EXPECT_EQ(u["by_family"]["ipv6"]["in_use"]["tcp"], 1);
+}

@@ -55,15 +55,16 @@ PoolSpec pool_spec_from_state(const json& pool) {
     return spec;
 }
 
-uint64_t pool_address_count(const PoolSpec& pool) {
+uint64_t pool_address_count(const PoolSpec& pool, uint8_t family) {
     uint64_t total = 0;
-    for (const auto& r : pool.ranges) total = saturating_add(total, range_size(r));
+    for (const auto& r : pool.ranges)
+        if (family == 0 || r.family == family) total = saturating_add(total, range_size(r));
     return total;
 }
 
-uint64_t pool_capacity(const PoolSpec& pool) {
+uint64_t pool_capacity(const PoolSpec& pool, uint8_t family) {
     uint64_t ports = pool.port_last >= pool.port_first ? uint64_t(pool.port_last - pool.port_first) + 1 : 0;
-    return saturating_mul(pool_address_count(pool), ports);
+    return saturating_mul(pool_address_count(pool, family), ports);
 }
 
 bool reservation_in_pool(const nat_port_key& key, const PoolSpec& pool) {
@@ -93,16 +94,30 @@ json count_by_protocol(const std::vector<NatReservation>& reservations,
 
 json pool_usage_json(const json& pool_state, const std::vector<NatReservation>& reservations) {
     PoolSpec spec = pool_spec_from_state(pool_state);
-    return {{"name", spec.name},
-            {"index", pool_state.value("index", 0)},
-            {"addresses", pool_state.value("addresses", json::array())},
-            {"port_first", spec.port_first},
-            {"port_last", spec.port_last},
-            {"persistent", pool_state.value("persistent", false)},
-            {"address_count", pool_address_count(spec)},
-            {"capacity_per_protocol", pool_capacity(spec)},
-            {"in_use", count_by_protocol(reservations,
-                                         [&](const nat_port_key& k) { return reservation_in_pool(k, spec); })}};
+    auto usage = [&](uint8_t family) {
+        auto in_family_pool = [&](const nat_port_key& k) {
+            return (family == 0 || k.family == family) && reservation_in_pool(k, spec);
+        };
+        json u = json::object();
+        u["address_count"] = pool_address_count(spec, family);
+        u["capacity_per_protocol"] = pool_capacity(spec, family);
+        u["in_use"] = count_by_protocol(reservations, in_family_pool);
+        return u;
+    };
+    json out = usage(0);
+    out["name"] = spec.name;
+    out["index"] = pool_state.value("index", 0);
+    out["addresses"] = pool_state.value("addresses", json::array());
+    out["port_first"] = spec.port_first;
+    out["port_last"] = spec.port_last;
+    out["persistent"] = pool_state.value("persistent", false);
+    out["by_family"] = json::object();
+    for (uint8_t family : {uint8_t{SLUICE_FAMILY_IPV4}, uint8_t{SLUICE_FAMILY_IPV6}}) {
+        bool present = false;
+        for (const auto& r : spec.ranges) present = present || r.family == family;
+        if (present) out["by_family"][family == SLUICE_FAMILY_IPV4 ? "ipv4" : "ipv6"] = usage(family);
+    }
+    return out;
 }
 
 }  // namespace sluice::cli

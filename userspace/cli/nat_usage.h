@@ -28,10 +28,11 @@ struct PoolSpec {
 
 PoolSpec pool_spec_from_state(const nlohmann::json& pool);
 
-// Addresses in the pool (saturating at UINT64_MAX for huge IPv6 ranges).
-uint64_t pool_address_count(const PoolSpec& pool);
+// Addresses in the pool, of one family or (family 0) of both; saturating at
+// UINT64_MAX, which a large IPv6 range reaches.
+uint64_t pool_address_count(const PoolSpec& pool, uint8_t family = 0);
 // Translations one protocol can hold: addresses × ports (saturating).
-uint64_t pool_capacity(const PoolSpec& pool);
+uint64_t pool_capacity(const PoolSpec& pool, uint8_t family = 0);
 bool reservation_in_pool(const nat_port_key& key, const PoolSpec& pool);
 
 // {"tcp": n, "udp": n, "icmp": n, "icmpv6": n, ["<number>": n,] "total": n}
@@ -39,8 +40,11 @@ bool reservation_in_pool(const nat_port_key& key, const PoolSpec& pool);
 nlohmann::json count_by_protocol(const std::vector<NatReservation>& reservations,
                                  const std::function<bool(const nat_port_key&)>& accept);
 
-// The pool's entry for `show nat`: name, addresses, ports, address_count,
-// capacity_per_protocol, in_use (count_by_protocol), persistent.
+// The pool's entry for `show nat`: name, index, addresses, port_first,
+// port_last, persistent, address_count, capacity_per_protocol, in_use
+// (count_by_protocol), and the same three per family in "by_family"
+// ({"ipv4": {...}, "ipv6": {...}}, families the pool has): a flow takes an
+// address of its own family, so a mixed pool fills per family.
 nlohmann::json pool_usage_json(const nlohmann::json& pool_state, const std::vector<NatReservation>& reservations);
 
 }  // namespace sluice::cli

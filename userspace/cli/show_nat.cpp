@@ -85,9 +85,12 @@ json translations_json(const NatReportInput& in) {
 }
 
 std::string in_use_text(const json& counts) {
-    return std::to_string(counts.value("tcp", 0)) + "/" + std::to_string(counts.value("udp", 0)) + "/" +
-           std::to_string(counts.value("icmp", 0) + counts.value("icmpv6", 0));
+    return "tcp " + std::to_string(counts.value("tcp", 0)) + ", udp " + std::to_string(counts.value("udp", 0)) +
+           ", icmp " + std::to_string(counts.value("icmp", 0) + counts.value("icmpv6", 0));
 }
+
+// Counts saturate at UINT64_MAX (nat_usage.h).
+std::string count_text(uint64_t n) { return n == UINT64_MAX ? ">= 2^64" : std::to_string(n); }
 
 }  // namespace
 
@@ -120,19 +123,21 @@ void print_nat_report(const json& report, std::ostream& out) {
     }
     if (report["rules"].empty()) out << "  (none)\n";
 
-    out << "Pools (in use tcp/udp/icmp):\n";
+    out << "Pools:\n";
     for (const auto& p : report["pools"]) {
         std::string addresses;
-        for (const auto& a : p["addresses"]) addresses += (addresses.empty() ? "" : ",") + a.get<std::string>();
-        out << "  " << std::left << std::setw(16) << p.value("name", "") << std::setw(34) << addresses
-            << std::setw(12)
-            << (std::to_string(p.value("port_first", 0)) + "-" + std::to_string(p.value("port_last", 0)))
-            << "capacity " << std::setw(12) << p.value("capacity_per_protocol", uint64_t{0}) << "in use "
-            << in_use_text(p["in_use"]) << std::right << "\n";
+        for (const auto& a : p["addresses"]) addresses += (addresses.empty() ? "" : ", ") + a.get<std::string>();
+        out << "  " << p.value("name", "") << "  ports " << p.value("port_first", 0) << "-" << p.value("port_last", 0)
+            << (p.value("persistent", false) ? "  persistent" : "") << "\n    addresses " << addresses << "\n";
+        for (const auto& [family, u] : p["by_family"].items()) {
+            out << "    " << family << ": " << count_text(u.value("address_count", uint64_t{0})) << " addresses, "
+                << count_text(u.value("capacity_per_protocol", uint64_t{0})) << " translations per protocol, in use "
+                << in_use_text(u["in_use"]) << "\n";
+        }
     }
     if (report["pools"].empty()) out << "  (none)\n";
 
-    out << "Interface addresses (in use tcp/udp/icmp):\n";
+    out << "Interface addresses:\n";
     for (const auto& i : report["interfaces"]) {
         auto text = [](const json& v) { return v.is_string() ? v.get<std::string>() : std::string("-"); };
         out << "  " << std::left << std::setw(16) << i.value("name", "") << std::setw(18) << text(i["ipv4"])

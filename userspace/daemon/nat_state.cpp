@@ -1,5 +1,6 @@
 #include "daemon/nat_state.h"
 
+#include <array>
 #include <string>
 
 namespace sluice {
@@ -11,6 +12,23 @@ using nlohmann::json;
 std::string prefix_text(const config::Prefix& p) {
     std::string s = p.to_string();
     return p.length == p.max_length() ? s.substr(0, s.find('/')) : s;
+}
+
+// How a pool range reads best: one address, a prefix when it covers exactly
+// one (the config said so, most likely), else "first-last".
+std::string range_text(const config::AddressRange& r) {
+    std::string first = prefix_text(r.first), last = prefix_text(r.last);
+    if (first == last) return first;
+    for (int len = 0; len < r.first.max_length(); ++len) {
+        if (config::mask_address(r.first.addr, len) != r.first.addr) continue;
+        std::array<uint8_t, 16> top = r.first.addr;
+        for (int bit = len; bit < r.first.max_length(); ++bit) top[bit / 8] |= static_cast<uint8_t>(0x80 >> (bit % 8));
+        if (top != r.last.addr) continue;
+        config::Prefix p = r.first;
+        p.length = static_cast<uint8_t>(len);
+        return p.to_string();
+    }
+    return first + "-" + last;
 }
 
 json match_json(const config::AddressMatch& m) {
@@ -76,7 +94,7 @@ json pool_json(const config::NatPool& p, size_t index) {
         ranges.push_back({{"family", r.first.family == config::Family::ipv4 ? "ipv4" : "ipv6"},
                           {"first", first},
                           {"last", last}});
-        addresses.push_back(first == last ? first : first + "-" + last);
+        addresses.push_back(range_text(r));
     }
     return {{"name", p.name},          {"index", index},           {"addresses", addresses},
             {"ranges", ranges},        {"port_first", p.ports.lo}, {"port_last", p.ports.hi},
