@@ -78,13 +78,13 @@ interfaces: { lan0: { zone: trust } }
 zones: { trust: {} }
 nat:
   pools:
-    mixed: { addresses: [198.18.100.5, 198.18.100.16/28, 198.18.100.40-198.18.100.44, "2001:2:0:200::/64"] }
+    mixed: { addresses: [198.18.100.5, 198.18.100.16/28, 198.18.100.40-198.18.100.44, "2001:2:0:200::/112"]}
 )",
                                        "t.yaml");
     ASSERT_TRUE(loaded.ok()) << (loaded.diagnostics.empty() ? "" : loaded.diagnostics[0].message);
     json pool = nat_state_json(loaded.config->nat)["pools"][0];
     EXPECT_EQ(pool["addresses"],
-              json::array({"198.18.100.5", "198.18.100.16/28", "198.18.100.40-198.18.100.44", "2001:2:0:200::/64"}));
+              json::array({"198.18.100.5", "198.18.100.16/28", "198.18.100.40-198.18.100.44", "2001:2:0:200::/112"}));
     EXPECT_EQ(pool["ranges"][1]["last"], "198.18.100.31");
     EXPECT_EQ(pool["ranges"][3]["family"], "ipv6");
 }
