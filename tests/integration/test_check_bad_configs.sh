@@ -39,6 +39,24 @@ bad-wrong-type.yaml	3:8: zones: expected a mapping, got a list
 bad-unknown-filter.yaml	2:34: interfaces.wan0.filter: unknown filter "wan-inn" (did you mean "wan-in"?)
 bad-nat.yaml	9:27: nat.pools.public.addresses[0]: invalid address range "198.18.100.20-198.18.100.10" (both ends of one family, low end first)
 bad-nat.yaml	11:65: nat.source[0].translate.pool: unknown pool "publc" (did you mean "public"?)
+bad-nat-pools.yaml	9:25: nat.pools.empty.addresses: a pool needs at least one address, prefix or range
+bad-nat-pools.yaml	10:25: nat.pools.wide.addresses[0]: "2001:2::/64" is too wide: IPv6 pool ranges must differ only in the last 32 bits
+bad-nat-pools.yaml	10:40: nat.pools.wide.addresses[1]: "2001:2:0:1::-2001:2:0:1:0:1::" is too wide: IPv6 pool ranges must differ only in the last 32 bits
+bad-nat-pools.yaml	11:44: nat.pools.zero.ports: pool ports must be within 1-65535, got "0-1000"
+bad-nat-pools.yaml	13:37: nat.pools.b.addresses[1]: overlaps nat.pools.a.addresses[0] (198.18.100.10-198.18.100.20)
+bad-nat-pools.yaml	14:24: nat.pools.many.addresses: too many IPv4 ranges: 9 (at most 8)
+bad-nat-pools.yaml	16:24: nat.pools.huge.addresses: too many IPv6 addresses: 4294967296 (at most 4294967295)
+bad-nat-source.yaml	13:82: nat.source[0].translate.pool: pool "public4" has no IPv6 address, but rule "v6-out" matches only IPv6
+bad-nat-source.yaml	15:101: nat.source[2].translate.pool: pool "public4" has no IPv6 address, but rule "to-v6" matches only IPv6
+bad-nat-destination.yaml	13:7: nat.destination[1]: overlaps nat.destination[0] (web-in)
+bad-nat-destination.yaml	17:52: nat.destination[3].destination: destination 198.18.100.15 is an address of nat.pools.public.addresses (198.18.100.10-198.18.100.20)
+bad-nat-destination.yaml	18:54: nat.destination[4].destination: destination 198.18.100.50 is also translated by nat.static[0] (outside 198.18.100.50/32)
+bad-nat-static.yaml	12:17: nat.static[1].inside: overlaps nat.static[0].inside (198.18.1.0/28)
+bad-nat-static.yaml	13:41: nat.static[2].outside: overlaps nat.static[0].outside (198.18.100.64/28)
+bad-nat-static.yaml	14:41: nat.static[3].outside: overlaps its own inside prefix (198.18.3.0/24)
+bad-nat-static.yaml	15:38: nat.static[4].outside: overlaps nat.pools.public.addresses (198.18.100.10-198.18.100.20)
+bad-nat-static.yaml	18:17: nat.nptv6[0].inside: NPTv6 prefixes must be /64 or shorter, got /80 (RFC 6296 adjusts a 16-bit word after the prefix to keep checksums valid)
+bad-nat-static.yaml	19:17: nat.nptv6[1].inside: overlaps nat.static[5].inside (2001:2:0:5::1/128)
 bad-multiple-errors.yaml	9:28: address-book.lan-net[1]: invalid IPv4 address "198.18.300.0"
 bad-multiple-errors.yaml	15:9: policies[0].to: unknown zone "untrsut" (did you mean "untrust"?)
 bad-multiple-errors.yaml	17:18: policies[0].application: unknown application "htp" (did you mean "http"?)

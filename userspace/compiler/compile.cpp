@@ -5,27 +5,20 @@
 #include <map>
 
 #include "compiler/bitset.h"
+#include "compiler/compile_nat.h"
 #include "compiler/lpm_tables.h"
 #include "compiler/port_classes.h"
 #include "compiler/resolved_rule.h"
+#include "compiler/zone_pairs.h"
 
 namespace sluice::compiler {
 namespace {
 
 void compile_zone_pairs(const std::vector<ResolvedRule>& rules, CompiledPolicyTables& tables) {
-    std::map<std::pair<uint16_t, uint16_t>, Bits> pairs;
-    for (uint32_t i = 0; i < rules.size(); ++i) {
-        auto [it, inserted] = pairs.try_emplace({rules[i].from_zone, rules[i].to_zone}, Bits(tables.words));
-        set_bit(it->second, i);
-    }
-    for (const auto& [zones, bits] : pairs) {
-        policy_zone_pair_key key;
-        std::memset(&key, 0, sizeof key);
-        key.from_zone = zones.first;
-        key.to_zone = zones.second;
-        key.generation = tables.generation;
+    std::vector<ZonePair> rule_zones;
+    for (const ResolvedRule& rule : rules) rule_zones.emplace_back(rule.from_zone, rule.to_zone);
+    for (const auto& [key, bits] : zone_pair_entries(rule_zones, tables.generation, tables.words))
         tables.zone_pairs.emplace_back(key, to_map_value(bits));
-    }
 }
 
 uint64_t to_ns(std::chrono::seconds s) {
@@ -93,6 +86,10 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation)
         rule.ruleset_id = rules[i].ruleset_id;
         tables.rules.push_back(rule);
     }
+
+    auto nat = compile_nat(config, generation);
+    if (!nat) return nat.error();
+    out.nat = std::move(nat.value());
 
     out.default_action = to_policy_action(config.default_action);
     out.timeout_ns = compile_timeouts(config.timeouts);

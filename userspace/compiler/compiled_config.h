@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/compiled_nat.h"
+
 extern "C" {
 #include "sluice_maps.h"
 }
@@ -60,6 +62,7 @@ struct CompiledConfig {
     std::vector<CompiledInterface> interfaces;
     std::vector<CompiledPolicy> policies;
     CompiledPolicyTables tables;
+    CompiledNat nat;           // same generation as tables
     policy_action default_action = POLICY_ACTION_DENY;
     std::array<uint64_t, TIMEOUT_CLASS_COUNT> timeout_ns{};
 };

@@ -1,10 +1,7 @@
 #include "compiler/lpm_tables.h"
 
-#include <cstring>
 #include <map>
 #include <set>
-
-#include "compiler/bitset.h"
 
 namespace sluice::compiler {
 namespace {
@@ -18,8 +15,7 @@ struct DirectPrefixes {
     std::set<int> lengths;
 };
 
-DirectPrefixes collect(const std::vector<ResolvedRule>& rules, AddressField field, Family family,
-                       size_t words) {
+DirectPrefixes collect(const std::vector<const PrefixSet*>& fields, Family family, size_t words) {
     DirectPrefixes direct;
     auto add = [&](int length, const std::array<uint8_t, 16>& addr, uint32_t rule) {
         auto [it, inserted] = direct.rules_by_prefix.try_emplace(PrefixKey{length, addr}, Bits(words));
@@ -29,19 +25,18 @@ DirectPrefixes collect(const std::vector<ResolvedRule>& rules, AddressField fiel
     // /0 is always present so every address finds an entry (possibly empty).
     direct.rules_by_prefix.try_emplace(PrefixKey{0, {}}, Bits(words));
     direct.lengths.insert(0);
-    for (uint32_t i = 0; i < rules.size(); ++i) {
-        const PrefixSet& set = field == AddressField::source ? rules[i].source : rules[i].destination;
-        if (set.any) add(0, {}, i);
-        for (const auto& prefix : set.prefixes)
+    for (uint32_t i = 0; i < fields.size(); ++i) {
+        if (!fields[i]) continue;
+        if (fields[i]->any) add(0, {}, i);
+        for (const auto& prefix : fields[i]->prefixes)
             if (prefix.family == family) add(prefix.length, prefix.addr, i);
     }
     return direct;
 }
 
-template <typename Key, size_t AddrBytes>
-void emit(const DirectPrefixes& direct, uint8_t generation, size_t words,
-          std::vector<std::pair<Key, PolicyBitset>>& out) {
-    out.clear();
+template <typename Key>
+std::vector<std::pair<Key, Bits>> emit(const DirectPrefixes& direct, uint8_t generation, size_t words) {
+    std::vector<std::pair<Key, Bits>> out;
     out.reserve(direct.rules_by_prefix.size());
     for (const auto& [prefix, own] : direct.rules_by_prefix) {
         const auto& [length, addr] = prefix;
@@ -52,25 +47,39 @@ void emit(const DirectPrefixes& direct, uint8_t generation, size_t words,
             auto it = direct.rules_by_prefix.find(PrefixKey{ancestor, config::mask_address(addr, ancestor)});
             if (it != direct.rules_by_prefix.end()) or_into(value, it->second);
         }
-        Key key;
-        std::memset(&key, 0, sizeof key);
-        key.prefixlen = static_cast<__u32>(8 + length);  // the generation byte counts
-        key.generation = generation;
-        std::memcpy(key.addr, addr.data(), AddrBytes);
-        out.emplace_back(key, to_map_value(value));
+        out.emplace_back(lpm_key<Key>(length, addr, generation), std::move(value));
     }
+    return out;
+}
+
+template <typename Key>
+void to_policy_table(const std::vector<std::pair<Key, Bits>>& entries, std::vector<std::pair<Key, PolicyBitset>>& out) {
+    out.clear();
+    out.reserve(entries.size());
+    for (const auto& [key, bits] : entries) out.emplace_back(key, to_map_value(bits));
 }
 
 }  // namespace
 
+std::vector<std::pair<policy_lpm_key_v4, Bits>> lpm_entries_v4(const std::vector<const PrefixSet*>& fields,
+                                                               uint8_t generation, size_t words) {
+    return emit<policy_lpm_key_v4>(collect(fields, Family::ipv4, words), generation, words);
+}
+
+std::vector<std::pair<policy_lpm_key_v6, Bits>> lpm_entries_v6(const std::vector<const PrefixSet*>& fields,
+                                                               uint8_t generation, size_t words) {
+    return emit<policy_lpm_key_v6>(collect(fields, Family::ipv6, words), generation, words);
+}
+
 void build_lpm_tables(const std::vector<ResolvedRule>& rules, AddressField field,
                       CompiledPolicyTables& tables) {
-    const size_t words = tables.words;
+    std::vector<const PrefixSet*> fields;
+    fields.reserve(rules.size());
+    for (const ResolvedRule& rule : rules)
+        fields.push_back(field == AddressField::source ? &rule.source : &rule.destination);
     const bool source = field == AddressField::source;
-    emit<policy_lpm_key_v4, 4>(collect(rules, field, Family::ipv4, words), tables.generation, words,
-                               source ? tables.src_v4 : tables.dst_v4);
-    emit<policy_lpm_key_v6, 16>(collect(rules, field, Family::ipv6, words), tables.generation, words,
-                                source ? tables.src_v6 : tables.dst_v6);
+    to_policy_table(lpm_entries_v4(fields, tables.generation, tables.words), source ? tables.src_v4 : tables.dst_v4);
+    to_policy_table(lpm_entries_v6(fields, tables.generation, tables.words), source ? tables.src_v6 : tables.dst_v6);
 }
 
 }  // namespace sluice::compiler

@@ -3,21 +3,6 @@
 namespace sluice::compiler {
 namespace {
 
-Result<PrefixSet> resolve_addresses(const config::Config& config, const config::AddressMatch& match) {
-    PrefixSet set;
-    set.any = match.any;
-    for (const auto& item : match.items) {
-        if (item.prefix) {
-            set.prefixes.push_back(*item.prefix);
-            continue;
-        }
-        const config::AddressBookEntry* entry = config.find_address(item.text);
-        if (!entry) return make_error("unknown address-book entry \"" + item.text + "\"");
-        set.prefixes.insert(set.prefixes.end(), entry->prefixes.begin(), entry->prefixes.end());
-    }
-    return set;
-}
-
 Result<AppSet> resolve_applications(const config::Config& config, const config::Policy& policy) {
     AppSet set;
     set.any = policy.any_application;
@@ -49,6 +34,21 @@ Result<AppSet> resolve_applications(const config::Config& config, const config::
 }
 
 }  // namespace
+
+Result<PrefixSet> resolve_addresses(const config::Config& config, const config::AddressMatch& match) {
+    PrefixSet set;
+    set.any = match.any;
+    for (const auto& item : match.items) {
+        if (item.prefix) {
+            set.prefixes.push_back(*item.prefix);
+            continue;
+        }
+        const config::AddressBookEntry* entry = config.find_address(item.text);
+        if (!entry) return make_error("unknown address-book entry \"" + item.text + "\"");
+        set.prefixes.insert(set.prefixes.end(), entry->prefixes.begin(), entry->prefixes.end());
+    }
+    return set;
+}
 
 uint16_t zone_id(const config::Config& config, const std::string& name) {
     for (size_t i = 0; i < config.zones.size(); ++i)

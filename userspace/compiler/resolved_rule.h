@@ -42,6 +42,9 @@ inline constexpr uint16_t kIcmpv6EchoRequest = 128;
 // Fails only on a Config that did not pass validation (unknown names).
 Result<std::vector<ResolvedRule>> resolve_rules(const config::Config& config);
 
+// The prefixes of a source/destination field, address-book names expanded.
+Result<PrefixSet> resolve_addresses(const config::Config& config, const config::AddressMatch& match);
+
 // 1-based zone id of a zone name in file order, 0 if unknown.
 uint16_t zone_id(const config::Config& config, const std::string& name);
 

@@ -23,6 +23,7 @@ const Application* Config::find_application(const std::string& name) const {
 const Ruleset* Config::find_ruleset(const std::string& name) const {
     return find_by_name(rulesets, name);
 }
+const NatPool* Config::find_pool(const std::string& name) const { return find_by_name(nat.pools, name); }
 
 uint16_t Config::ruleset_id(const std::string& name) const {
     for (size_t i = 0; i < rulesets.size(); ++i)

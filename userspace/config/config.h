@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "config/address_range.h"
 #include "config/diagnostics.h"
 #include "config/prefix.h"
 #include "config/values.h"
@@ -108,15 +109,11 @@ struct Timeouts {
     std::chrono::seconds fragment{30};
 };
 
-// An inclusive address range "198.18.100.10-198.18.100.20" (or one prefix/address).
-struct AddressRange {
-    Prefix first, last;         // host prefixes of the same family
-};
-
 struct NatPool {
     std::string name;
     Location location;
     std::vector<AddressRange> addresses;
+    Location addresses_location;
     PortRange ports{1024, 65535};
     bool persistent = false;
 };
@@ -135,21 +132,22 @@ struct DestinationNatRule {
     Location location;
     NameRef from;
     Prefix destination;
+    Location destination_location;
     std::optional<uint8_t> protocol;
     std::optional<uint16_t> port;
     Prefix translate_address;
     std::optional<uint16_t> translate_port;
 };
 
-struct StaticNatRule {
+// nat.static (1:1) and nat.nptv6 (RFC 6296) entries: one prefix for another
+// of the same family and length.
+struct PrefixNatRule {
     Location location;
     Prefix inside, outside;
+    Location inside_location = {}, outside_location = {};
 };
-
-struct Nptv6Rule {
-    Location location;
-    Prefix inside, outside;
-};
+using StaticNatRule = PrefixNatRule;
+using Nptv6Rule = PrefixNatRule;
 
 struct Nat {
     std::vector<NatPool> pools;
@@ -196,6 +194,7 @@ struct Config {
     const AddressBookEntry* find_address(const std::string& name) const;
     const Application* find_application(const std::string& name) const;
     const Ruleset* find_ruleset(const std::string& name) const;
+    const NatPool* find_pool(const std::string& name) const;
     // 1-based id of a ruleset in file order (0 = none), as carried by sessions.
     uint16_t ruleset_id(const std::string& name) const;
 };

@@ -1,5 +1,5 @@
-// NAT is parsed and validated now (structure, addresses, references); the
-// translation itself is a later issue.
+// The nat section's shape and values; checks across rules and pools
+// (overlaps, families, limits) are in validate_nat.cpp.
 #include <set>
 
 #include "config/sections.h"
@@ -38,6 +38,7 @@ NameRef read_name(YamlReader& reader, const YAML::Node& node, const std::string&
 // "198.18.100.10-198.18.100.20", a prefix, or one address.
 std::optional<AddressRange> read_range(YamlReader& reader, const YAML::Node& node, const std::string& path) {
     const std::string& text = node.Scalar();
+    std::optional<AddressRange> range;
     auto dash = text.find('-');
     if (dash == std::string::npos) {
         auto prefix = parse_prefix(text);
@@ -45,24 +46,35 @@ std::optional<AddressRange> read_range(YamlReader& reader, const YAML::Node& nod
             reader.error(node, path, prefix.error().message);
             return std::nullopt;
         }
-        AddressRange range{prefix.value(), prefix.value()};
-        range.first.length = range.last.length = static_cast<uint8_t>(prefix->max_length());
-        for (int bit = prefix->length; bit < prefix->max_length(); ++bit)
-            range.last.addr[bit / 8] |= static_cast<uint8_t>(0x80 >> (bit % 8));
-        return range;
+        range = range_of(prefix.value());
+    } else {
+        auto first = parse_address(text.substr(0, dash));
+        auto last = parse_address(text.substr(dash + 1));
+        if (!first || !last) {
+            reader.error(node, path, (!first ? first.error() : last.error()).message);
+            return std::nullopt;
+        }
+        if (first->family != last->family || last->addr < first->addr) {
+            reader.error(node, path, "invalid address range \"" + text +
+                                         "\" (both ends of one family, low end first)");
+            return std::nullopt;
+        }
+        range = AddressRange{first.value(), last.value()};
     }
-    auto first = parse_address(text.substr(0, dash));
-    auto last = parse_address(text.substr(dash + 1));
-    if (!first || !last) {
-        reader.error(node, path, (!first ? first.error() : last.error()).message);
-        return std::nullopt;
-    }
-    if (first->family != last->family || last->addr < first->addr) {
-        reader.error(node, path, "invalid address range \"" + text +
-                                     "\" (both ends of one family, low end first)");
-        return std::nullopt;
-    }
-    return AddressRange{first.value(), last.value()};
+    range->text = text;
+    range->location = location_of(node);
+    range->path = path;
+    return range;
+}
+
+// Ports a pool hands out; port 0 is no port a flow can use.
+void read_pool_ports(YamlReader& reader, const YAML::Node& ports, const std::string& path, NatPool& pool) {
+    auto text = reader.scalar(ports, path);
+    if (!text) return;
+    auto range = parse_port_range(*text);
+    if (!range) reader.error(ports, path, range.error().message);
+    else if (range->lo == 0) reader.error(ports, path, "pool ports must be within 1-65535, got \"" + *text + "\"");
+    else pool.ports = range.value();
 }
 
 void parse_pools(YamlReader& reader, const YAML::Node& node, const std::string& path, Nat& nat) {
@@ -75,17 +87,15 @@ void parse_pools(YamlReader& reader, const YAML::Node& node, const std::string& 
         if (!reader.expect_map(value, pool_path)) continue;
         reader.check_keys(value, pool_path, {"addresses", "ports", "persistent"});
         if (auto addresses = reader.required(value, pool_path, "addresses")) {
-            for (const auto& [item, item_path] :
-                 reader.scalar_list(*addresses, field_path(pool_path, "addresses")))
-                if (auto range = read_range(reader, item, item_path)) pool.addresses.push_back(*range);
+            const std::string addresses_path = field_path(pool_path, "addresses");
+            pool.addresses_location = location_of(*addresses);
+            if (addresses->IsNull() || (addresses->IsSequence() && addresses->size() == 0))
+                reader.error(*addresses, addresses_path, "a pool needs at least one address, prefix or range");
+            else
+                for (const auto& [item, item_path] : reader.scalar_list(*addresses, addresses_path))
+                    if (auto range = read_range(reader, item, item_path)) pool.addresses.push_back(*range);
         }
-        if (const YAML::Node ports = value["ports"]) {
-            if (auto text = reader.scalar(ports, field_path(pool_path, "ports"))) {
-                auto range = parse_port_range(*text);
-                if (range) pool.ports = range.value();
-                else reader.error(ports, field_path(pool_path, "ports"), range.error().message);
-            }
-        }
+        if (const YAML::Node ports = value["ports"]) read_pool_ports(reader, ports, field_path(pool_path, "ports"), pool);
         if (const YAML::Node persistent = value["persistent"])
             pool.persistent = reader.boolean(persistent, field_path(pool_path, "persistent")).value_or(false);
         nat.pools.push_back(std::move(pool));
@@ -121,8 +131,10 @@ void parse_destination_rule(YamlReader& reader, const YAML::Node& item, const st
     reader.check_keys(item, path, {"name", "from", "destination", "protocol", "port", "translate-to"});
     if (auto name = reader.required(item, path, "name")) rule.name = read_name(reader, *name, field_path(path, "name")).name;
     if (auto from = reader.required(item, path, "from")) rule.from = read_name(reader, *from, field_path(path, "from"));
-    if (auto destination = reader.required(item, path, "destination"))
+    if (auto destination = reader.required(item, path, "destination")) {
+        rule.destination_location = location_of(*destination);
         if (auto p = read_prefix(reader, *destination, field_path(path, "destination"), true)) rule.destination = *p;
+    }
     if (const YAML::Node proto = item["protocol"]) {
         if (auto text = reader.scalar(proto, field_path(path, "protocol"))) {
             auto parsed = parse_protocol(*text);
@@ -155,9 +167,8 @@ void parse_destination_rule(YamlReader& reader, const YAML::Node& item, const st
 }
 
 // static and nptv6 entries: { inside, outside } of one family and one length.
-template <typename Rule>
 void parse_pairs(YamlReader& reader, const YAML::Node& node, const std::string& path,
-                 std::vector<Rule>& out, bool ipv6_prefixes) {
+                 std::vector<PrefixNatRule>& out, bool ipv6_prefixes) {
     if (!reader.expect_sequence(node, path)) return;
     for (size_t i = 0; i < node.size(); ++i) {
         const YAML::Node item = node[i];
@@ -179,7 +190,7 @@ void parse_pairs(YamlReader& reader, const YAML::Node& node, const std::string& 
                          "inside and outside must have the same family and prefix length");
             continue;
         }
-        out.push_back(Rule{location_of(item), *inside, *outside});
+        out.push_back(PrefixNatRule{location_of(item), *inside, *outside, location_of(*inside_node), location_of(*outside_node)});
     }
 }
 

@@ -25,4 +25,7 @@ void parse_inspect(YamlReader& reader, const YAML::Node& node, Config& config);
 // ruleset name used must exist; limits of the classifier maps.
 void validate_references(YamlReader& reader, const YAML::Node& root, const Config& config);
 
+// The nat section as a whole: map limits, overlaps, pool families (validate_nat.cpp).
+void validate_nat(YamlReader& reader, const YAML::Node& root, const Config& config);
+
 }  // namespace sluice::config

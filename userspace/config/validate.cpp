@@ -27,7 +27,6 @@ public:
           rulesets_(names_of(config.rulesets)) {}
 
     // An empty name was already reported by the parser (missing or wrong type).
-    // An empty name was already reported by the parser (missing or wrong type).
     void name(const NameRef& ref, const std::string& path, const std::string& what,
               const std::vector<std::string>& known) {
         if (ref.name.empty()) return;
@@ -118,6 +117,7 @@ void validate_references(YamlReader& reader, const YAML::Node& root, const Confi
     const YAML::Node zones = root["zones"];
     checker.skip_zones_ = zones && !zones.IsMap() && !zones.IsNull();
     checker.run();
+    validate_nat(reader, root, config);
 }
 
 }  // namespace sluice::config

@@ -11,6 +11,7 @@
 
 #include "loader/instance_paths.h"
 #include "loader/map_io.h"
+#include "loader/nat_tables.h"
 
 namespace sluice {
 namespace {
@@ -126,7 +127,7 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
     if (cfg.config_generation != 0 && gen == (cfg.policy_generation & 1))
         return make_error("internal: config compiled for the active generation");
 
-    // 1. The inactive generation: clear, then fill.
+    // 1. The inactive generation: clear, then fill (policy, then NAT).
     for (const char* name : {"pol_zone_pairs", "pol_src_v4", "pol_dst_v4", "pol_src_v6", "pol_dst_v6",
                              "pol_app_bits"}) {
         if (auto s = delete_generation(map_fd(name), name, gen); !s) return s;
@@ -143,6 +144,8 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
         return s;
     if (auto s = write_array(map_fd("pol_rules"), "pol_rules", uint32_t(gen) * POLICY_MAX_RULES, t.rules); !s)
         return s;
+    if (config.nat.generation != gen) return make_error("internal: NAT tables compiled for another generation");
+    if (auto s = write_nat_generation(*this, config.nat); !s) return s;
 
     // 2. Interfaces: zone bindings and redirect targets (added before the
     //    flip, stale ones removed after it).

@@ -19,15 +19,16 @@ Status write_runtime_config(int fd, const runtime_config& cfg) {
     return {};
 }
 
-Status delete_generation(int fd, const std::string& name, uint8_t gen) {
+Status delete_generation(int fd, const std::string& name, uint8_t gen, size_t generation_offset) {
     bpf_map_info info{};
     uint32_t len = sizeof(info);
     if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0) return map_error("cannot inspect", name, errno);
+    if (generation_offset >= info.key_size) return make_error("internal: map " + name + " has no generation byte there");
     std::vector<uint8_t> key(info.key_size), next(info.key_size);
     std::vector<std::vector<uint8_t>> doomed;
     const void* prev = nullptr;
     while (bpf_map_get_next_key(fd, prev, next.data()) == 0) {
-        if (next[4] == gen) doomed.push_back(next);
+        if (next[generation_offset] == gen) doomed.push_back(next);
         key = next;
         prev = key.data();
     }

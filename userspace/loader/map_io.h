@@ -26,9 +26,10 @@ inline Error map_error(const char* what, const std::string& map, int err) {
 Status read_runtime_config(int fd, runtime_config& out);
 Status write_runtime_config(int fd, const runtime_config& cfg);
 
-// Deletes every key of a generation-keyed policy map whose generation byte
-// (offset 4 in every such key; pinned in abi_layout.cpp) equals gen.
-Status delete_generation(int fd, const std::string& name, uint8_t gen);
+// Deletes every key of a generation-keyed map whose generation byte equals
+// gen. The byte is at offset 4 in every policy key and the LPM keys NAT
+// reuses (pinned in abi_layout.cpp); other keys pass their offsetof.
+Status delete_generation(int fd, const std::string& name, uint8_t gen, size_t generation_offset = 4);
 
 template <typename K, typename V>
 Status write_entries(int fd, const std::string& name, const std::vector<std::pair<K, V>>& entries) {
