@@ -2,12 +2,12 @@
 // entries into the generation it flips to, and a later config (with other
 // NAT rules, or none) leaves no entry of an earlier one in the generation it
 // makes active.
-#include <gtest/gtest.h>
-
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "compiler/compile.h"
 #include "config/load_config.h"
@@ -25,16 +25,17 @@ const std::string kBase =
     "zones: { trust: {}, untrust: {} }\n"
     "address-book: { lan-net: [198.18.1.0/24, \"2001:2:0:1::/64\"] }\n";
 
-const std::string kNatA = kBase +
-                          "nat:\n"
-                          "  pools: { public: { addresses: 198.18.100.10-198.18.100.20, persistent: true } }\n"
-                          "  source:\n"
-                          "    - { name: out, from: trust, to: untrust, source: lan-net, translate: { pool: public } }\n"
-                          "  destination:\n"
-                          "    - { name: web, from: untrust, destination: 198.18.100.1, protocol: tcp, port: 8080,\n"
-                          "        translate-to: { address: 198.18.1.100, port: 80 } }\n"
-                          "  static: [ { inside: 198.18.1.50, outside: 198.18.100.50 } ]\n"
-                          "  nptv6: [ { inside: \"2001:2:0:1::/64\", outside: \"2001:2:0:200::/64\" } ]\n";
+const std::string kNatA =
+    kBase +
+    "nat:\n"
+    "  pools: { public: { addresses: 198.18.100.10-198.18.100.20, persistent: true } }\n"
+    "  source:\n"
+    "    - { name: out, from: trust, to: untrust, source: lan-net, translate: { pool: public } }\n"
+    "  destination:\n"
+    "    - { name: web, from: untrust, destination: 198.18.100.1, protocol: tcp, port: 8080,\n"
+    "        translate-to: { address: 198.18.1.100, port: 80 } }\n"
+    "  static: [ { inside: 198.18.1.50, outside: 198.18.100.50 } ]\n"
+    "  nptv6: [ { inside: \"2001:2:0:1::/64\", outside: \"2001:2:0:200::/64\" } ]\n";
 
 const std::string kNatB = kBase +
                           "nat:\n"
@@ -43,7 +44,9 @@ const std::string kNatB = kBase +
                           "    - { name: dns, from: untrust, destination: 198.18.100.2, protocol: udp, port: 53,\n"
                           "        translate-to: { address: 198.18.1.53 } }\n";
 
-std::array<uint8_t, 16> addr(const std::string& text) { return config::parse_address(text).value().addr; }
+std::array<uint8_t, 16> addr(const std::string& text) {
+    return config::parse_address(text).value().addr;
+}
 
 class NatTablesTest : public ::testing::Test {
 protected:
@@ -89,6 +92,19 @@ protected:
         return out;
     }
 
+    // Longest-prefix lookup of one address, as the datapath does it.
+    template <typename Key, typename Value>
+    std::optional<Value> lookup(const char* map, uint8_t gen, const std::string& address) const {
+        Key key;
+        std::memset(&key, 0, sizeof key);
+        key.prefixlen = 8 + 8 * sizeof key.addr;
+        key.generation = gen;
+        std::memcpy(key.addr, addr(address).data(), sizeof key.addr);
+        Value value;
+        if (bpf_map_lookup_elem(fd(map), &key, &value) != 0) return std::nullopt;
+        return value;
+    }
+
     template <typename Value>
     Value array_slot(const char* map, uint32_t index) const {
         Value value;
@@ -116,29 +132,17 @@ TEST_F(NatTablesTest, ApplyWritesTheActiveGeneration) {
     EXPECT_EQ(value.port, htons(80));
 
     // The LPM maps answer a longest-prefix lookup of an address in the prefix.
-    policy_lpm_key_v4 in4{};
-    in4.prefixlen = 8 + 32;
-    in4.generation = gen;
-    std::memcpy(in4.addr, addr("198.18.100.50").data(), 4);
-    nat_prefix_value prefix{};
-    ASSERT_EQ(bpf_map_lookup_elem(fd(SLUICE_MAP_NAT_MAP_IN_V4), &in4, &prefix), 0);
-    EXPECT_EQ(std::memcmp(prefix.to, addr("198.18.1.50").data(), 4), 0);
-    EXPECT_EQ(prefix.kind, NAT_PREFIX_STATIC);
-    policy_lpm_key_v6 out6{};
-    out6.prefixlen = 8 + 128;
-    out6.generation = gen;
-    std::memcpy(out6.addr, addr("2001:2:0:1::42").data(), 16);
-    ASSERT_EQ(bpf_map_lookup_elem(fd(SLUICE_MAP_NAT_MAP_OUT_V6), &out6, &prefix), 0);
-    EXPECT_EQ(std::memcmp(prefix.to, addr("2001:2:0:200::").data(), 16), 0);
-    EXPECT_EQ(prefix.kind, NAT_PREFIX_NPTV6);
-
-    policy_lpm_key_v4 src4{};
-    src4.prefixlen = 8 + 32;
-    src4.generation = gen;
-    std::memcpy(src4.addr, addr("198.18.1.7").data(), 4);
-    nat_rule_bits bits{};
-    ASSERT_EQ(bpf_map_lookup_elem(fd(SLUICE_MAP_NAT_SRC_SADDR_V4), &src4, &bits), 0);
-    EXPECT_EQ(bits.bits, 1u);
+    auto in4 = lookup<policy_lpm_key_v4, nat_prefix_value>(SLUICE_MAP_NAT_MAP_IN_V4, gen, "198.18.100.50");
+    ASSERT_TRUE(in4);
+    EXPECT_EQ(std::memcmp(in4->to, addr("198.18.1.50").data(), 4), 0);
+    EXPECT_EQ(in4->kind, NAT_PREFIX_STATIC);
+    auto out6 = lookup<policy_lpm_key_v6, nat_prefix_value>(SLUICE_MAP_NAT_MAP_OUT_V6, gen, "2001:2:0:1::42");
+    ASSERT_TRUE(out6);
+    EXPECT_EQ(std::memcmp(out6->to, addr("2001:2:0:200::").data(), 16), 0);
+    EXPECT_EQ(out6->kind, NAT_PREFIX_NPTV6);
+    auto bits = lookup<policy_lpm_key_v4, nat_rule_bits>(SLUICE_MAP_NAT_SRC_SADDR_V4, gen, "198.18.1.7");
+    ASSERT_TRUE(bits);
+    EXPECT_EQ(bits->bits, 1u);
     EXPECT_EQ(keys_of<policy_zone_pair_key>(SLUICE_MAP_NAT_SRC_ZONES, gen).size(), 1u);
 
     auto rule = array_slot<nat_source_rule>(SLUICE_MAP_NAT_SRC_RULES, gen * NAT_MAX_SOURCE_RULES);

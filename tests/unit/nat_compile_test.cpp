@@ -18,23 +18,40 @@ const std::string kZones =
     "zones: { trust: {}, untrust: {}, dmz: {} }\n";
 
 // config.md's nat section, with its address book.
-const std::string kExample = kZones +
-                             "address-book: { lan-net: [198.18.1.0/24, \"2001:2:0:1::/64\"] }\n"
-                             "nat:\n"
-                             "  pools:\n"
-                             "    public: { addresses: [198.18.100.10-198.18.100.20], ports: 1024-65535, persistent: true }\n"
-                             "  source:\n"
-                             "    - { name: lan-out, from: trust, to: untrust, source: [lan-net], translate: interface }\n"
-                             "  destination:\n"
-                             "    - { name: web-in, from: untrust, destination: 198.18.100.1, protocol: tcp, port: 8080,\n"
-                             "        translate-to: { address: 198.18.1.100, port: 80 } }\n"
-                             "  static:\n"
-                             "    - { inside: 198.18.1.50, outside: 198.18.100.50 }\n"
-                             "  nptv6:\n"
-                             "    - { inside: \"2001:2:0:1::/64\", outside: \"2001:2:0:200::/64\" }\n";
+const std::string kExample =
+    kZones +
+    "address-book: { lan-net: [198.18.1.0/24, \"2001:2:0:1::/64\"] }\n"
+    "nat:\n"
+    "  pools:\n"
+    "    public: { addresses: [198.18.100.10-198.18.100.20], ports: 1024-65535, persistent: true }\n"
+    "  source:\n"
+    "    - { name: lan-out, from: trust, to: untrust, source: [lan-net], translate: interface }\n"
+    "  destination:\n"
+    "    - { name: web-in, from: untrust, destination: 198.18.100.1, protocol: tcp, port: 8080,\n"
+    "        translate-to: { address: 198.18.1.100, port: 80 } }\n"
+    "  static:\n"
+    "    - { inside: 198.18.1.50, outside: 198.18.100.50 }\n"
+    "  nptv6:\n"
+    "    - { inside: \"2001:2:0:1::/64\", outside: \"2001:2:0:200::/64\" }\n";
 
 bool same_bytes(const void* bytes, const std::string& addr, size_t n) {
     return std::memcmp(bytes, address(addr).data(), n) == 0;
+}
+
+// A prefix-map entry of rule 0 in generation 1: key `from`/length, value from → to.
+template <typename Entry>
+void expect_prefix_entry(const Entry& entry, int length, const std::string& from, const std::string& to,
+                         nat_prefix_kind kind) {
+    SCOPED_TRACE(from + "/" + std::to_string(length) + " -> " + to);
+    const auto& [key, value] = entry;
+    EXPECT_EQ(key.prefixlen, uint32_t(8 + length));
+    EXPECT_EQ(key.generation, 1);
+    EXPECT_TRUE(same_bytes(key.addr, from, sizeof key.addr));
+    EXPECT_TRUE(same_bytes(value.from, from, 16));
+    EXPECT_TRUE(same_bytes(value.to, to, 16));
+    EXPECT_EQ(value.prefix_len, length);
+    EXPECT_EQ(value.kind, kind);
+    EXPECT_EQ(value.rule_id, 0u);
 }
 
 // The bits of the LPM entry for exactly prefix/length, or nullopt.
@@ -98,37 +115,11 @@ TEST(NatCompiler, ExampleStaticAndNptv6Prefixes) {
     ASSERT_EQ(nat.map_out_v4.size(), 1u);
     ASSERT_EQ(nat.map_in_v6.size(), 1u);
     ASSERT_EQ(nat.map_out_v6.size(), 1u);
-
-    const auto& [in4, in4_value] = nat.map_in_v4[0];
-    EXPECT_EQ(in4.prefixlen, 8u + 32);
-    EXPECT_EQ(in4.generation, 1);
-    EXPECT_TRUE(same_bytes(in4.addr, "198.18.100.50", 4));
-    EXPECT_TRUE(same_bytes(in4_value.from, "198.18.100.50", 16));
-    EXPECT_TRUE(same_bytes(in4_value.to, "198.18.1.50", 16));
-    EXPECT_EQ(in4_value.prefix_len, 32);
-    EXPECT_EQ(in4_value.kind, NAT_PREFIX_STATIC);
-    EXPECT_EQ(in4_value.rule_id, 0u);
-
-    const auto& [out4, out4_value] = nat.map_out_v4[0];
-    EXPECT_EQ(out4.prefixlen, 8u + 32);
-    EXPECT_TRUE(same_bytes(out4.addr, "198.18.1.50", 4));
-    EXPECT_TRUE(same_bytes(out4_value.from, "198.18.1.50", 16));
-    EXPECT_TRUE(same_bytes(out4_value.to, "198.18.100.50", 16));
-
-    const auto& [in6, in6_value] = nat.map_in_v6[0];
-    EXPECT_EQ(in6.prefixlen, 8u + 64);
-    EXPECT_EQ(in6.generation, 1);
-    EXPECT_TRUE(same_bytes(in6.addr, "2001:2:0:200::", 16));
-    EXPECT_TRUE(same_bytes(in6_value.from, "2001:2:0:200::", 16));
-    EXPECT_TRUE(same_bytes(in6_value.to, "2001:2:0:1::", 16));
-    EXPECT_EQ(in6_value.prefix_len, 64);
-    EXPECT_EQ(in6_value.kind, NAT_PREFIX_NPTV6);
-
-    const auto& [out6, out6_value] = nat.map_out_v6[0];
-    EXPECT_EQ(out6.prefixlen, 8u + 64);
-    EXPECT_TRUE(same_bytes(out6.addr, "2001:2:0:1::", 16));
-    EXPECT_TRUE(same_bytes(out6_value.to, "2001:2:0:200::", 16));
-    EXPECT_EQ(out6_value.kind, NAT_PREFIX_NPTV6);
+    // Arriving for an outside address: keyed by outside, replaced by inside.
+    expect_prefix_entry(nat.map_in_v4[0], 32, "198.18.100.50", "198.18.1.50", NAT_PREFIX_STATIC);
+    expect_prefix_entry(nat.map_out_v4[0], 32, "198.18.1.50", "198.18.100.50", NAT_PREFIX_STATIC);
+    expect_prefix_entry(nat.map_in_v6[0], 64, "2001:2:0:200::", "2001:2:0:1::", NAT_PREFIX_NPTV6);
+    expect_prefix_entry(nat.map_out_v6[0], 64, "2001:2:0:1::", "2001:2:0:200::", NAT_PREFIX_NPTV6);
 }
 
 TEST(NatCompiler, ExampleSourceRuleTables) {
@@ -189,18 +180,19 @@ TEST(NatCompiler, NoNatLeavesEveryTableEmpty) {
 }
 
 TEST(NatCompiler, SourceBitsPropagateToLongerPrefixes) {
-    const CompiledNat nat = compile_text(kZones +
-                                         "address-book: { wide: [198.18.0.0/15], narrow: [198.18.1.0/24, \"2001:2::/48\"] }\n"
-                                         "nat:\n"
-                                         "  source:\n"
-                                         "    - { name: a, from: trust, to: untrust, source: wide, translate: interface }\n"
-                                         "    - { name: b, from: trust, to: untrust, source: narrow, translate: interface }\n"
-                                         "    - { name: c, from: trust, to: untrust, translate: interface }\n"
-                                         "    - { name: d, from: trust, to: dmz, source: 198.18.1.128/25,\n"
-                                         "        destination: 198.18.100.0/24, translate: interface }\n")
-                                .nat;
+    const CompiledNat nat =
+        compile_text(kZones +
+                     "address-book: { wide: [198.18.0.0/16], narrow: [198.18.1.0/24, \"2001:2::/48\"] }\n"
+                     "nat:\n"
+                     "  source:\n"
+                     "    - { name: a, from: trust, to: untrust, source: wide, translate: interface }\n"
+                     "    - { name: b, from: trust, to: untrust, source: narrow, translate: interface }\n"
+                     "    - { name: c, from: trust, to: untrust, translate: interface }\n"
+                     "    - { name: d, from: trust, to: dmz, source: 198.18.1.128/25,\n"
+                     "        destination: 198.18.100.0/24, translate: interface }\n")
+            .nat;
     EXPECT_EQ(lpm_bits(nat.source_saddr_v4, 0, "0.0.0.0"), 0b0100u);
-    EXPECT_EQ(lpm_bits(nat.source_saddr_v4, 15, "198.18.0.0"), 0b0101u);
+    EXPECT_EQ(lpm_bits(nat.source_saddr_v4, 16, "198.18.0.0"), 0b0101u);
     EXPECT_EQ(lpm_bits(nat.source_saddr_v4, 24, "198.18.1.0"), 0b0111u);
     EXPECT_EQ(lpm_bits(nat.source_saddr_v4, 25, "198.18.1.128"), 0b1111u);
     EXPECT_EQ(lpm_bits(nat.source_saddr_v6, 0, "::"), 0b0100u);
@@ -210,24 +202,25 @@ TEST(NatCompiler, SourceBitsPropagateToLongerPrefixes) {
     EXPECT_EQ(lpm_bits(nat.source_daddr_v6, 0, "::"), 0b0111u);
 
     // Whole lookups, as the datapath does them: the first matching rule wins.
-    EXPECT_EQ(source_rule_for(nat, 1, 2, "198.18.1.7", "203.0.113.1"), 0u);
-    EXPECT_EQ(source_rule_for(nat, 1, 2, "10.1.1.1", "203.0.113.1"), 2u);
-    EXPECT_EQ(source_rule_for(nat, 1, 2, "2001:2::5", "2001:db8::1"), 1u);
+    EXPECT_EQ(source_rule_for(nat, 1, 2, "198.18.1.7", "198.19.200.1"), 0u);
+    EXPECT_EQ(source_rule_for(nat, 1, 2, "198.19.1.1", "198.19.200.1"), 2u);
+    EXPECT_EQ(source_rule_for(nat, 1, 2, "2001:2::5", "2001:2:0:300::1"), 1u);
     EXPECT_EQ(source_rule_for(nat, 1, 3, "198.18.1.200", "198.18.100.9"), 3u);
     EXPECT_EQ(source_rule_for(nat, 1, 3, "198.18.1.7", "198.18.100.9"), std::nullopt);
     EXPECT_EQ(source_rule_for(nat, 2, 1, "198.18.1.7", "198.18.100.9"), std::nullopt);
 }
 
 TEST(NatCompiler, PoolRuleTakesPartOnlyInItsPoolsFamilies) {
-    const CompiledNat nat = compile_text(kZones +
-                                         "address-book: { lan-net: [198.18.1.0/24, \"2001:2:0:1::/64\"] }\n"
-                                         "nat:\n"
-                                         "  pools: { v4: { addresses: 198.18.100.10 }, v6: { addresses: \"2001:2:0:100::10\" } }\n"
-                                         "  source:\n"
-                                         "    - { name: a, from: trust, to: untrust, source: lan-net, translate: { pool: v4 } }\n"
-                                         "    - { name: b, from: trust, to: untrust, translate: { pool: v6 } }\n"
-                                         "    - { name: c, from: trust, to: untrust, translate: interface }\n")
-                                .nat;
+    const CompiledNat nat =
+        compile_text(kZones +
+                     "address-book: { lan-net: [198.18.1.0/24, \"2001:2:0:1::/64\"] }\n"
+                     "nat:\n"
+                     "  pools: { v4: { addresses: 198.18.100.10 }, v6: { addresses: \"2001:2:0:100::10\" } }\n"
+                     "  source:\n"
+                     "    - { name: a, from: trust, to: untrust, source: lan-net, translate: { pool: v4 } }\n"
+                     "    - { name: b, from: trust, to: untrust, translate: { pool: v6 } }\n"
+                     "    - { name: c, from: trust, to: untrust, translate: interface }\n")
+            .nat;
     EXPECT_EQ(lpm_bits(nat.source_saddr_v4, 24, "198.18.1.0"), 0b101u);
     EXPECT_EQ(lpm_bits(nat.source_saddr_v4, 0, "0.0.0.0"), 0b100u);
     EXPECT_EQ(lpm_bits(nat.source_daddr_v4, 0, "0.0.0.0"), 0b101u);
@@ -241,20 +234,21 @@ TEST(NatCompiler, PoolRuleTakesPartOnlyInItsPoolsFamilies) {
     EXPECT_EQ(nat.source_rules[1].pool_index, 1);
     EXPECT_EQ(nat.source_rules[1].rule_id, 1u);
     EXPECT_EQ(nat.source_rules[2].kind, NAT_SOURCE_INTERFACE);
-    EXPECT_EQ(source_rule_for(nat, 1, 2, "2001:2:0:1::5", "2001:db8::1"), 1u);
-    EXPECT_EQ(source_rule_for(nat, 1, 2, "198.18.1.5", "203.0.113.1"), 0u);
+    EXPECT_EQ(source_rule_for(nat, 1, 2, "2001:2:0:1::5", "2001:2:0:300::1"), 1u);
+    EXPECT_EQ(source_rule_for(nat, 1, 2, "198.18.1.5", "198.19.200.1"), 0u);
 }
 
 TEST(NatCompiler, PoolSlotsPerPoolAndFamily) {
-    const CompiledNat nat = compile_text(kZones +
-                                         "nat:\n"
-                                         "  pools:\n"
-                                         "    first: { addresses: 198.18.100.1 }\n"
-                                         "    mixed: { addresses: [198.18.100.10-198.18.100.20, \"2001:2:0:100::/97\",\n"
-                                         "                         198.18.100.30, \"2001:2:0:101::8-2001:2:0:101::f\"],\n"
-                                         "             ports: 2000-2999 }\n",
-                                         1)
-                                .nat;
+    const CompiledNat nat =
+        compile_text(kZones +
+                         "nat:\n"
+                         "  pools:\n"
+                         "    first: { addresses: 198.18.100.1 }\n"
+                         "    mixed: { addresses: [198.18.100.10-198.18.100.20, \"2001:2:0:100::/97\",\n"
+                         "                         198.18.100.30, \"2001:2:0:101::8-2001:2:0:101::f\"],\n"
+                         "             ports: 2000-2999 }\n",
+                     1)
+            .nat;
     ASSERT_EQ(nat.pools.size(), size_t{NAT_POOL_SLOTS});
     EXPECT_EQ(nat.pools[0].address_count, 1u);
     EXPECT_EQ(nat.pools[0].pool_index, 0);

@@ -76,11 +76,13 @@ TEST(NatConfigErrors, TooManySourceRules) {
 
 TEST(NatConfigErrors, TooManyDestinationRules) {
     EXPECT_EQ(errors_of_text(kHeader + destination_rules(NAT_MAX_DESTINATION_RULES)), std::vector<std::string>{});
-    EXPECT_EQ(errors_of_text(kHeader + destination_rules(NAT_MAX_DESTINATION_RULES + 1)),
-              std::vector<std::string>{"fw.yaml:5:5: nat.destination: too many destination rules: 4097 (at most 4096)"});
+    EXPECT_EQ(
+        errors_of_text(kHeader + destination_rules(NAT_MAX_DESTINATION_RULES + 1)),
+        std::vector<std::string>{"fw.yaml:5:5: nat.destination: too many destination rules: 4097 (at most 4096)"});
 }
 
 TEST(NatConfigErrors, TooManyStaticRules) {
-    EXPECT_EQ(errors_of_text(kHeader + static_rules(NAT_MAX_PREFIX_RULES + 1)),
-              std::vector<std::string>{"fw.yaml:5:5: nat.static: too many static and nptv6 rules: 4097 (at most 4096)"});
+    EXPECT_EQ(
+        errors_of_text(kHeader + static_rules(NAT_MAX_PREFIX_RULES + 1)),
+        std::vector<std::string>{"fw.yaml:5:5: nat.static: too many static and nptv6 rules: 4097 (at most 4096)"});
 }

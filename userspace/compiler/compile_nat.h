@@ -16,7 +16,7 @@ namespace sluice::compiler {
 Result<CompiledNat> compile_nat(const config::Config& config, uint8_t generation);
 
 // The parts, one file each.
-Status compile_source_nat(const config::Config& config, CompiledNat& out);     // source_nat.cpp
-Result<std::vector<nat_pool>> compile_nat_pools(const config::Nat& nat);        // nat_pools.cpp
+Status compile_source_nat(const config::Config& config, CompiledNat& out);  // source_nat.cpp
+Result<std::vector<nat_pool>> compile_nat_pools(const config::Nat& nat);    // nat_pools.cpp
 
 }  // namespace sluice::compiler

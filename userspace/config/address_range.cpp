@@ -15,7 +15,8 @@ AddressRange range_of(const Prefix& prefix) {
 
 bool overlaps(const AddressRange& a, const AddressRange& b) {
     // Addresses of one family compare as byte strings (IPv4 pads with zeros).
-    return a.first.family == b.first.family && std::max(a.first.addr, b.first.addr) <= std::min(a.last.addr, b.last.addr);
+    return a.first.family == b.first.family &&
+           std::max(a.first.addr, b.first.addr) <= std::min(a.last.addr, b.last.addr);
 }
 
 uint32_t counting_word(const Prefix& address) {

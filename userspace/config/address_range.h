@@ -13,10 +13,10 @@
 namespace sluice::config {
 
 struct AddressRange {
-    Prefix first, last;         // host prefixes of the same family
-    std::string text = {};      // as written, for messages
+    Prefix first, last;     // host prefixes of the same family
+    std::string text = {};  // as written, for messages
     Location location = {};
-    std::string path = {};      // e.g. "nat.pools.public.addresses[0]"
+    std::string path = {};  // e.g. "nat.pools.public.addresses[0]"
 };
 
 // Every address of a prefix, as a range of host prefixes.

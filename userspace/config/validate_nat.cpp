@@ -16,8 +16,12 @@ namespace {
 
 constexpr unsigned kIpv4 = 1, kIpv6 = 2, kBothFamilies = kIpv4 | kIpv6;
 
-unsigned family_bit(Family family) { return family == Family::ipv4 ? kIpv4 : kIpv6; }
-std::string family_name(unsigned bits) { return bits == kIpv4 ? "IPv4" : "IPv6"; }
+unsigned family_bit(Family family) {
+    return family == Family::ipv4 ? kIpv4 : kIpv6;
+}
+std::string family_name(unsigned bits) {
+    return bits == kIpv4 ? "IPv4" : "IPv6";
+}
 
 std::string address_text(const Prefix& host) {
     std::string text = host.to_string();
@@ -44,7 +48,8 @@ class NatChecker {
 public:
     NatChecker(YamlReader& reader, const YAML::Node& nat_node, const Config& config)
         : reader_(reader), nat_node_(nat_node), config_(config), nat_(config.nat) {
-        for (size_t i = 0; i < nat_.static_rules.size(); ++i) add_prefix_rule(nat_.static_rules[i], "nat.static", i, false);
+        for (size_t i = 0; i < nat_.static_rules.size(); ++i)
+            add_prefix_rule(nat_.static_rules[i], "nat.static", i, false);
         for (size_t i = 0; i < nat_.nptv6.size(); ++i) add_prefix_rule(nat_.nptv6[i], "nat.nptv6", i, true);
         for (const NatPool& pool : nat_.pools)
             for (const AddressRange& range : pool.addresses)
@@ -92,9 +97,9 @@ private:
         uint64_t addresses[2] = {}, ranges[2] = {};
         for (const AddressRange& range : pool.addresses) {
             if (!fits_one_word(range)) {
-                reader_.error(range.location, range.path,
-                              "\"" + range.text +
-                                  "\" is too wide: IPv6 pool ranges must differ only in the last 32 bits");
+                reader_.error(
+                    range.location, range.path,
+                    "\"" + range.text + "\" is too wide: IPv6 pool ranges must differ only in the last 32 bits");
                 continue;
             }
             const int family = range.first.family == Family::ipv6;
@@ -112,7 +117,8 @@ private:
         for (int family = 0; family < 2; ++family) {
             const std::string name = family ? "IPv6" : "IPv4";
             if (ranges[family] > NAT_POOL_MAX_RANGES)
-                reader_.error(pool.addresses_location, path, too_many(name + " ranges", ranges[family], NAT_POOL_MAX_RANGES));
+                reader_.error(pool.addresses_location, path,
+                              too_many(name + " ranges", ranges[family], NAT_POOL_MAX_RANGES));
             else if (addresses[family] > kMaxPoolAddresses)
                 reader_.error(pool.addresses_location, path,
                               too_many(name + " addresses", addresses[family], kMaxPoolAddresses));
@@ -183,6 +189,21 @@ private:
         }
     }
 
+    // Reports the first earlier static/nptv6 rule whose inside (or outside)
+    // prefix overlaps this one's: both would claim the same addresses.
+    void overlap_with_earlier(size_t index, bool inside) {
+        const PrefixRuleRef& ref = prefix_rules_[index];
+        const char* side = inside ? "inside" : "outside";
+        auto range = [inside](const PrefixRuleRef& r) -> const AddressRange& { return inside ? r.inside : r.outside; };
+        for (size_t earlier = 0; earlier < index; ++earlier) {
+            const PrefixRuleRef& other = prefix_rules_[earlier];
+            if (!overlaps(range(other), range(ref))) continue;
+            reader_.error(inside ? ref.rule->inside_location : ref.rule->outside_location, field_path(ref.path, side),
+                          overlaps_message(field_path(other.path, side), range(other).text));
+            return;
+        }
+    }
+
     void prefix_rule(size_t index) {
         const PrefixRuleRef& ref = prefix_rules_[index];
         const PrefixNatRule& rule = *ref.rule;
@@ -195,22 +216,8 @@ private:
         if (overlaps(ref.inside, ref.outside))
             reader_.error(rule.outside_location, outside_path,
                           "overlaps its own inside prefix (" + rule.inside.to_string() + ")");
-        for (size_t earlier = 0; earlier < index; ++earlier) {
-            const PrefixRuleRef& other = prefix_rules_[earlier];
-            if (overlaps(other.inside, ref.inside)) {
-                reader_.error(rule.inside_location, inside_path,
-                              overlaps_message(field_path(other.path, "inside"), other.rule->inside.to_string()));
-                break;
-            }
-        }
-        for (size_t earlier = 0; earlier < index; ++earlier) {
-            const PrefixRuleRef& other = prefix_rules_[earlier];
-            if (overlaps(other.outside, ref.outside)) {
-                reader_.error(rule.outside_location, outside_path,
-                              overlaps_message(field_path(other.path, "outside"), other.rule->outside.to_string()));
-                break;
-            }
-        }
+        overlap_with_earlier(index, true);
+        overlap_with_earlier(index, false);
         for (const AddressRange* range : pool_ranges_) {
             if (overlaps(*range, ref.outside)) {
                 reader_.error(rule.outside_location, outside_path, overlaps_message(range->path, range->text));
@@ -224,7 +231,7 @@ private:
     const Config& config_;
     const Nat& nat_;
     std::vector<PrefixRuleRef> prefix_rules_;
-    std::vector<const AddressRange*> pool_ranges_;   // every pool range that fits a pool entry, in file order
+    std::vector<const AddressRange*> pool_ranges_;  // every pool range that fits a pool entry, in file order
     std::map<std::tuple<std::string, Prefix, uint8_t, uint16_t>, size_t> destinations_;
 };
 

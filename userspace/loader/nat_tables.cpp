@@ -21,10 +21,14 @@ Status write_nat_generation(const Datapath& datapath, const CompiledNat& nat) {
     constexpr size_t kPolicyKey = offsetof(policy_lpm_key_v4, generation);
     const std::pair<const char*, size_t> keyed[] = {
         {SLUICE_MAP_NAT_DST, offsetof(nat_dst_key, generation)},
-        {SLUICE_MAP_NAT_MAP_IN_V4, kPolicyKey},    {SLUICE_MAP_NAT_MAP_IN_V6, kPolicyKey},
-        {SLUICE_MAP_NAT_MAP_OUT_V4, kPolicyKey},   {SLUICE_MAP_NAT_MAP_OUT_V6, kPolicyKey},
-        {SLUICE_MAP_NAT_SRC_ZONES, kPolicyKey},    {SLUICE_MAP_NAT_SRC_SADDR_V4, kPolicyKey},
-        {SLUICE_MAP_NAT_SRC_SADDR_V6, kPolicyKey}, {SLUICE_MAP_NAT_SRC_DADDR_V4, kPolicyKey},
+        {SLUICE_MAP_NAT_MAP_IN_V4, kPolicyKey},
+        {SLUICE_MAP_NAT_MAP_IN_V6, kPolicyKey},
+        {SLUICE_MAP_NAT_MAP_OUT_V4, kPolicyKey},
+        {SLUICE_MAP_NAT_MAP_OUT_V6, kPolicyKey},
+        {SLUICE_MAP_NAT_SRC_ZONES, kPolicyKey},
+        {SLUICE_MAP_NAT_SRC_SADDR_V4, kPolicyKey},
+        {SLUICE_MAP_NAT_SRC_SADDR_V6, kPolicyKey},
+        {SLUICE_MAP_NAT_SRC_DADDR_V4, kPolicyKey},
         {SLUICE_MAP_NAT_SRC_DADDR_V6, kPolicyKey},
     };
     for (const auto& [name, offset] : keyed)
