@@ -12,7 +12,7 @@ it_need_root_and_bpf
 it_topology_up
 it_write_config "$IT_TMP/fw.yaml"
 cat >>"$IT_TMP/fw.yaml" <<'YAML'
-timeouts: { udp: 2s, icmp: 2s }
+timeouts: { udp: 2s, icmp: 2s }   # the ping below that starts the GC walk is translated too
 nat:
   pools:
     public: { addresses: [198.18.100.10-198.18.100.20], ports: 1024-65535 }
@@ -58,8 +58,9 @@ it_expect_eq "show sessions carries the translation" "198.18.100.12:2000" \
     "$("$IT_PY" -c "import json,sys; print([s['nat']['src'] for s in json.load(open(sys.argv[1]))['sessions'] if 'nat' in s and s['source_port'] == 40000][0])" "$IT_TMP/s.json")"
 
 # GC walks when sessions are created (or when one is due): a ping starts it.
-# The ping is source-translated too (lan-out) and holds its own reservation
-# until it expires, hence icmp: 2s above.
+# With the NAT datapath the ping is itself source-translated (lan-out) and
+# holds a port on wan0's address until its session expires, which checks the
+# release of a reservation the datapath made, not only of injected ones.
 lan ping -q -c 1 -W 2 "$WAN4" >/dev/null
 reservations() { bpftool -j map dump pinned "$PIN/nat_ports" | "$IT_PY" -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
 only_unheld_left() { [ "$(reservations)" = 1 ] && [ "$(jq_nat "len(d['translations'])")" = 0 ]; }
