@@ -200,12 +200,10 @@ wan() { ip netns exec "$P-wan" "$@"; }
 fw() { ip netns exec "$P-fw" "$@"; }
 sluice_fw() { "$SLUICE" --netns "$P-fw" "$@"; }
 
-# The standard test policy:
-#   lan → wan: permit tcp 8080-8089 and ping; deny tcp 7000; reject tcp/udp 7001;
-#   tcp 7002 matches no policy (default deny); wan → lan: deny everything.
-it_write_config() {
-    local file=$1 extra_ports=${2:-}
-    cat >"$file" <<EOF
+# it_write_topology_config FILE: the interfaces, zones and address book of the
+# test topology; callers append applications and policies.
+it_write_topology_config() {
+    cat >"$1" <<EOF
 interfaces:
   lan0: { zone: trust }
   wan0: { zone: untrust }
@@ -214,6 +212,16 @@ zones:
   untrust: {}
 address-book:
   lan-net: [198.18.1.0/24, "2001:2:0:1::/64"]
+EOF
+}
+
+# The standard test policy:
+#   lan → wan: permit tcp 8080-8089 and ping; deny tcp 7000; reject tcp/udp 7001;
+#   tcp 7002 matches no policy (default deny); wan → lan: deny everything.
+it_write_config() {
+    local file=$1 extra_ports=${2:-}
+    it_write_topology_config "$file"
+    cat >>"$file" <<EOF
 applications:
   web: { protocol: tcp, destination-port: [8080-8089${extra_ports:+, $extra_ports}] }
   ping: { protocol: icmp }

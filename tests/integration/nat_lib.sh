@@ -13,15 +13,8 @@
 
 nat_write_config() {
     local file=$1
-    cat >"$file" <<EOF2
-interfaces:
-  lan0: { zone: trust }
-  wan0: { zone: untrust }
-zones:
-  trust: {}
-  untrust: {}
-address-book:
-  lan-net: [198.18.1.0/24, "2001:2:0:1::/64"]
+    it_write_topology_config "$file"
+    cat >>"$file" <<EOF2
 applications:
   web: { protocol: tcp, destination-port: [80, 8080-8089] }
   ping: { protocol: icmp }

@@ -86,23 +86,32 @@ def cmd_probe(a):
         s.close()
 
 
-def cmd_udp_probe(a):
-    s = socket.socket(family_of(a.host), socket.SOCK_DGRAM)
-    s.settimeout(a.timeout)
+def client_call(host, port, kind, timeout, exchange, icmp_word="error"):
+    """Connects, runs exchange(sock) -> (word, code), prints the word. Timeouts
+    print "timeout" (3); other socket errors "<icmp_word> ERRNO"."""
+    s = socket.socket(family_of(host), kind)
+    s.settimeout(timeout)
     try:
-        s.connect((a.host, a.port))
-        s.send(b"sluice udp probe")
-        s.recv(2048)
-        print("answered")
-        return 0
+        s.connect((host, port))
+        word, code = exchange(s)
+        print(word)
+        return code
     except (socket.timeout, TimeoutError):
         print("timeout")
         return 3
     except OSError as e:
-        print("icmp %s" % errno.errorcode.get(e.errno, e.errno))
-        return 4
+        print("%s %s" % (icmp_word, errno.errorcode.get(e.errno, e.errno)))
+        return 4 if icmp_word == "icmp" else 1
     finally:
         s.close()
+
+
+def cmd_udp_probe(a):
+    def exchange(s):
+        s.send(b"sluice udp probe")
+        s.recv(2048)
+        return "answered", 0
+    return client_call(a.host, a.port, socket.SOCK_DGRAM, a.timeout, exchange, "icmp")
 
 
 def cmd_accept_server(a):
@@ -130,23 +139,11 @@ def cmd_peer_server(a):
 
 
 def cmd_ask(a):
-    kind = socket.SOCK_DGRAM if a.udp else socket.SOCK_STREAM
-    s = socket.socket(family_of(a.host), kind)
-    s.settimeout(a.timeout)
-    try:
-        s.connect((a.host, a.port))
+    def exchange(s):
         if a.udp:
             s.send(b"who am i")
-        print(s.recv(256).decode().strip())
-        return 0
-    except (socket.timeout, TimeoutError):
-        print("timeout")
-        return 3
-    except OSError as e:
-        print("error %s" % errno.errorcode.get(e.errno, e.errno))
-        return 1
-    finally:
-        s.close()
+        return s.recv(256).decode().strip(), 0
+    return client_call(a.host, a.port, socket.SOCK_DGRAM if a.udp else socket.SOCK_STREAM, a.timeout, exchange)
 
 
 def cmd_sink(a):
