@@ -1,10 +1,9 @@
 #include "bench_env.h"
 
+#include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
-
-#include <arpa/inet.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -106,7 +105,9 @@ Addr16 addr16(const Ipv4Addr& a) {
     std::copy(a.bytes.begin(), a.bytes.end(), out.begin());
     return out;
 }
-Addr16 addr16(const Ipv6Addr& a) { return a.bytes; }
+Addr16 addr16(const Ipv6Addr& a) {
+    return a.bytes;
+}
 Ipv4Addr v4_of(const Addr16& a) {
     Ipv4Addr out;
     std::copy_n(a.begin(), 4, out.bytes.begin());
@@ -117,7 +118,9 @@ Ipv6Addr v6_of(const Addr16& a) {
     out.bytes = a;
     return out;
 }
-std::string addr_text(Family f, const Addr16& a) { return f == Family::v4 ? v4_of(a).str() : v6_of(a).str(); }
+std::string addr_text(Family f, const Addr16& a) {
+    return f == Family::v4 ? v4_of(a).str() : v6_of(a).str();
+}
 
 // fn(map name, forward key, reply key) for the flow's two session entries: the
 // initiator's (original tuple) and the reply's (the reverse of the tuple the
@@ -126,8 +129,7 @@ template <class Fn>
 auto with_session_keys(Family f, const FlowFrames& flow, Fn fn) {
     if (f == Family::v4) {
         const Ipv4Addr server = v4_of(flow.server);
-        return fn(SLUICE_MAP_SESSIONS_V4,
-                  test::session_key(kLanHost4, server, flow.client_port, 80, test::proto::kTcp),
+        return fn(SLUICE_MAP_SESSIONS_V4, test::session_key(kLanHost4, server, flow.client_port, 80, test::proto::kTcp),
                   test::session_key(server, v4_of(flow.seen_addr), 80, flow.seen_port, test::proto::kTcp));
     }
     const Ipv6Addr server = v6_of(flow.server);
@@ -213,7 +215,8 @@ Status BenchEnv::setup() {
 Status BenchEnv::add_nat_peer() {
     // Reachable through wan0 like the WAN host, so the two flows take the same
     // route and differ only by the translation.
-    if (Status s = ns_->ip({"neigh", "replace", kNatPeer4, "lladdr", kNatPeerMac, "dev", "wan0", "nud", "permanent"}); !s)
+    if (Status s = ns_->ip({"neigh", "replace", kNatPeer4, "lladdr", kNatPeerMac, "dev", "wan0", "nud", "permanent"});
+        !s)
         return s;
     return ns_->ip({"-6", "neigh", "replace", kNatPeer6, "lladdr", kNatPeerMac, "dev", "wan0", "nud", "permanent"});
 }
@@ -332,9 +335,8 @@ Status BenchEnv::handshake(Family f, FlowFrames& flow) {
     if (!syn_out) return syn_out.error();
     if (flow.nat) {
         // The translation the SYN chose: wan0's address and a reserved port.
-        auto fwd = with_session_keys(f, flow, [&](const char* map, auto key, auto) {
-            return test::lookup_session(map_fd(map), key);
-        });
+        auto fwd = with_session_keys(
+            f, flow, [&](const char* map, auto key, auto) { return test::lookup_session(map_fd(map), key); });
         if (!fwd) return make_error(who + "no forward session entry after the SYN");
         if (!(fwd->nat.flags & SESSION_NAT_SRC))
             return make_error(who + "the SYN's session carries no source translation (nat flags " +
@@ -349,8 +351,7 @@ Status BenchEnv::handshake(Family f, FlowFrames& flow) {
     if (std::string bad = check_output(f, flow, syn_out.value()); !bad.empty()) return make_error(who + "SYN: " + bad);
     if (auto r = run_step("SYN-ACK wan->lan", synack_frame(f, ns_->wan().mac, flow), ns_->wan().ifindex); !r)
         return r.error();
-    if (auto r = run_step("ACK lan->wan", ack_frame(f, ns_->lan().mac, flow), ns_->lan().ifindex); !r)
-        return r.error();
+    if (auto r = run_step("ACK lan->wan", ack_frame(f, ns_->lan().mac, flow), ns_->lan().ifindex); !r) return r.error();
     return check_established(f, flow);
 }
 
@@ -405,9 +406,8 @@ void BenchEnv::delete_sessions(Family f, const FlowFrames& flow) const {
 }
 
 bool BenchEnv::session_exists(Family f, const FlowFrames& flow) const {
-    return with_session_keys(f, flow, [&](const char* map, auto fkey, auto) {
-        return test::lookup_session(map_fd(map), fkey).has_value();
-    });
+    return with_session_keys(
+        f, flow, [&](const char* map, auto fkey, auto) { return test::lookup_session(map_fd(map), fkey).has_value(); });
 }
 
 }  // namespace sluice::bench

@@ -46,8 +46,8 @@ struct FlowFrames {
     Bytes syn;   // the first packet (policy, session create)
     Bytes data;  // a full-size established-flow segment (1500-byte IP packet)
     uint16_t client_port = 0;
-    bool nat = false;             // to the NAT peer: source NAT to wan0's address
-    std::array<uint8_t, 16> server{};   // the WAN-side host (IPv4 in the first 4 bytes)
+    bool nat = false;                  // to the NAT peer: source NAT to wan0's address
+    std::array<uint8_t, 16> server{};  // the WAN-side host (IPv4 in the first 4 bytes)
     // The client as the server sees it: the LAN host and client_port, or,
     // for a NAT flow after its SYN, wan0's address and the reserved port.
     std::array<uint8_t, 16> seen_addr{};

@@ -64,10 +64,14 @@ enum class Kind {
 
 const char* kind_name(Kind k) {
     switch (k) {
-        case Kind::established: return "established_";
-        case Kind::established_r1: return "established_r1_";
-        case Kind::established_nat: return "established_nat_";
-        case Kind::first_packet: return "first_packet_";
+        case Kind::established:
+            return "established_";
+        case Kind::established_r1:
+            return "established_r1_";
+        case Kind::established_nat:
+            return "established_nat_";
+        case Kind::first_packet:
+            return "first_packet_";
     }
     return "?";
 }
@@ -81,9 +85,12 @@ struct Case {
 const FlowFrames& flow_of(const BenchEnv& env, Case c) {
     switch (c.kind) {
         case Kind::established:
-        case Kind::established_r1: return env.established(c.family);
-        case Kind::established_nat: return env.established_nat(c.family);
-        case Kind::first_packet: break;
+        case Kind::established_r1:
+            return env.established(c.family);
+        case Kind::established_nat:
+            return env.established_nat(c.family);
+        case Kind::first_packet:
+            break;
     }
     return env.first_packet(c.family);
 }
@@ -180,18 +187,17 @@ void run_case(benchmark::State& state, Case c, Program program) {
         if (!delta.empty()) problems = " the baseline run changed sluice's counters: " + test::describe_delta(delta);
     } else if (c.kind == Kind::established_nat) {
         // Every run translated in XDP: none left to tc_egress_prog, none passed.
-        problems = unexpected_counters(delta, {{STAT_SESSION_HIT, runs},
-                                               {STAT_NAT_TRANSLATED, runs},
-                                               {STAT_NAT_DEFERRED_TC, 0},
-                                               {STAT_FORWARD, runs}});
+        problems = unexpected_counters(
+            delta,
+            {{STAT_SESSION_HIT, runs}, {STAT_NAT_TRANSLATED, runs}, {STAT_NAT_DEFERRED_TC, 0}, {STAT_FORWARD, runs}});
         if (Status s = env.check_established(c.family, flow); !s) problems += " " + s.error().message;
     } else if (established) {
-        problems = unexpected_counters(
-            delta, {{STAT_SESSION_HIT, runs}, {STAT_NAT_TRANSLATED, 0}, {STAT_FORWARD, runs}});
+        problems =
+            unexpected_counters(delta, {{STAT_SESSION_HIT, runs}, {STAT_NAT_TRANSLATED, 0}, {STAT_FORWARD, runs}});
         if (Status s = env.check_established(c.family, flow); !s) problems += " " + s.error().message;
     } else {
-        problems = unexpected_counters(
-            delta, {{STAT_SESSION_CREATED, runs}, {STAT_NAT_TRANSLATED, 0}, {STAT_FORWARD, runs}});
+        problems =
+            unexpected_counters(delta, {{STAT_SESSION_CREATED, runs}, {STAT_NAT_TRANSLATED, 0}, {STAT_FORWARD, runs}});
         if (!env.session_exists(c.family, flow)) problems += " no session after the SYN";
     }
     if (!problems.empty())
@@ -209,10 +215,13 @@ void run_case(benchmark::State& state, Case c, Program program) {
 
 int calls_of(Kind k) {
     switch (k) {
-        case Kind::established: return g_options.calls;
+        case Kind::established:
+            return g_options.calls;
         case Kind::established_r1:
-        case Kind::established_nat: return g_options.nat_calls;
-        case Kind::first_packet: break;
+        case Kind::established_nat:
+            return g_options.nat_calls;
+        case Kind::first_packet:
+            break;
     }
     return g_options.first_calls;
 }
@@ -306,8 +315,8 @@ std::string summary_markdown() {
         if (it == g_results.end()) continue;
         const auto& sl = it->second[Program::sluice];
         const auto& bl = it->second[Program::baseline];
-        out << "| " << row.label << " | " << row.frame << " | " << fmt(spread(sl), 1) << " | "
-            << fmt(spread(bl), 1) << " | " << fmt(spread(ratios(sl, bl)), 2) << " |\n";
+        out << "| " << row.label << " | " << row.frame << " | " << fmt(spread(sl), 1) << " | " << fmt(spread(bl), 1)
+            << " | " << fmt(spread(ratios(sl, bl)), 2) << " |\n";
     }
     out << "\nRatio: per pass, sluice / baseline of the same pass; median (min–max) of those.\n"
            "baseline = bpf/baseline_redirect.bpf.c (MAC swap + devmap redirect), same frame, same repeat.\n";
@@ -322,8 +331,8 @@ std::string summary_markdown() {
         if (!nat_header) {
             out << "\nSource NAT (`translate: interface`) on an established TCP flow vs the same flow without NAT: "
                    "ns/packet as the interquartile mean of the calls' durations in a pass, "
-                << single << ", " << env.established(f).data.size()
-                << " B frames, median (min–max) over " << g_options.passes << " interleaved passes\n\n";
+                << single << ", " << env.established(f).data.size() << " B frames, median (min–max) over "
+                << g_options.passes << " interleaved passes\n\n";
             out << "| family | no NAT ns/pkt | source NAT ns/pkt | baseline ns/pkt | NAT − no NAT, ns | NAT / no NAT | "
                    "no NAT / baseline | NAT / baseline |\n";
             out << "|---|---|---|---|---|---|---|---|\n";
@@ -375,7 +384,8 @@ bool parse_options(int* argc, char** argv) {
             else if (take_flag(argv[i], "--calls", &v)) g_options.calls = std::stoi(v);
             else if (take_flag(argv[i], "--repeat", &v)) g_options.repeat = std::stoi(v);
             else if (take_flag(argv[i], "--first_calls", &v)) g_options.first_calls = std::stoi(v);
-            else if (take_flag(argv[i], "--nat_calls", &v)) g_options.nat_calls = std::stoi(v);
+            else if (take_flag(argv[i], "--nat_calls", &v))
+                g_options.nat_calls = std::stoi(v);
             else if (take_flag(argv[i], "--summary_out", &v)) g_options.summary_out = v;
             else argv[out++] = argv[i];
         } catch (const std::exception&) {
