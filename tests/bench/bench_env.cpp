@@ -1,17 +1,21 @@
 #include "bench_env.h"
 
+#include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 
 #include "baseline_redirect.skel.h"
+#include "checksum_verify.h"
 #include "compiler/compile.h"
 #include "config/load_config.h"
 #include "loader/datapath.h"
+#include "loader/nat_ifaddrs.h"
 #include "map_readers.h"
 #include "xdp_runner.h"
 
@@ -38,6 +42,7 @@ zones:
 
 address-book:
   lan-net: [198.18.1.0/24, "2001:2:0:1::/64"]
+  nat-peer: [198.18.100.201/32, "2001:2:0:100::201/128"]
 
 applications:
   http: { protocol: tcp, destination-port: 80 }
@@ -51,6 +56,13 @@ policies:
     action: permit
 
 default-action: deny
+
+# Only flows to the NAT peer are translated: the two established flows of a
+# family differ by the source NAT alone.
+nat:
+  source:
+    - { name: to-nat-peer, from: trust, to: untrust, source: [lan-net], destination: [nat-peer],
+        translate: interface }
 )yaml";
 
 const char* family_name(Family f) { return f == Family::v4 ? "v4" : "v6"; }
@@ -72,6 +84,7 @@ struct BaselineDeleter {
 
 constexpr uint16_t kEstablishedPort = 40000;
 constexpr uint16_t kFirstPacketPort = 40001;
+constexpr uint16_t kNatPort = 40002;
 
 const Mac kLanHostMac = Mac::parse(NetnsFixture::kLanHostMac);
 const Mac kWanHostMac = Mac::parse(NetnsFixture::kWanHostMac);
@@ -79,6 +92,50 @@ const Ipv4Addr kLanHost4 = Ipv4Addr::parse(NetnsFixture::kLanHost4);
 const Ipv4Addr kWanHost4 = Ipv4Addr::parse(NetnsFixture::kWanHost4);
 const Ipv6Addr kLanHost6 = Ipv6Addr::parse(NetnsFixture::kLanHost6);
 const Ipv6Addr kWanHost6 = Ipv6Addr::parse(NetnsFixture::kWanHost6);
+const Mac kNatPeerMacAddr = Mac::parse(kNatPeerMac);
+const Ipv4Addr kNatPeerAddr4 = Ipv4Addr::parse(kNatPeer4);
+const Ipv6Addr kNatPeerAddr6 = Ipv6Addr::parse(kNatPeer6);
+const Ipv4Addr kFwWan4 = Ipv4Addr::parse(NetnsFixture::kWanAddr4);
+const Ipv6Addr kFwWan6 = Ipv6Addr::parse(NetnsFixture::kWanAddr6);
+
+using Addr16 = std::array<uint8_t, 16>;
+
+Addr16 addr16(const Ipv4Addr& a) {
+    Addr16 out{};
+    std::copy(a.bytes.begin(), a.bytes.end(), out.begin());
+    return out;
+}
+Addr16 addr16(const Ipv6Addr& a) {
+    return a.bytes;
+}
+Ipv4Addr v4_of(const Addr16& a) {
+    Ipv4Addr out;
+    std::copy_n(a.begin(), 4, out.bytes.begin());
+    return out;
+}
+Ipv6Addr v6_of(const Addr16& a) {
+    Ipv6Addr out;
+    out.bytes = a;
+    return out;
+}
+std::string addr_text(Family f, const Addr16& a) {
+    return f == Family::v4 ? v4_of(a).str() : v6_of(a).str();
+}
+
+// fn(map name, forward key, reply key) for the flow's two session entries: the
+// initiator's (original tuple) and the reply's (the reverse of the tuple the
+// server sees, which differs from the original one by the translation).
+template <class Fn>
+auto with_session_keys(Family f, const FlowFrames& flow, Fn fn) {
+    if (f == Family::v4) {
+        const Ipv4Addr server = v4_of(flow.server);
+        return fn(SLUICE_MAP_SESSIONS_V4, test::session_key(kLanHost4, server, flow.client_port, 80, test::proto::kTcp),
+                  test::session_key(server, v4_of(flow.seen_addr), 80, flow.seen_port, test::proto::kTcp));
+    }
+    const Ipv6Addr server = v6_of(flow.server);
+    return fn(SLUICE_MAP_SESSIONS_V6, test::session_key(kLanHost6, server, flow.client_port, 80, test::proto::kTcp),
+              test::session_key(server, v6_of(flow.seen_addr), 80, flow.seen_port, test::proto::kTcp));
+}
 
 }  // namespace
 
@@ -105,28 +162,80 @@ Status BenchEnv::setup() {
     if (!ns) return make_error("namespace: " + ns.error().message);
     ns_ = std::move(ns.value());
     impl_ = std::make_unique<Impl>();
+    if (Status s = add_nat_peer(); !s) return s;
     if (Status s = load_datapath(); !s) return s;
+    if (Status s = write_nat_ifaddrs(); !s) return s;
     if (Status s = load_baseline(); !s) return s;
 
-    // Frames from the LAN host to the WAN host. TCP payload sizes make the IP
-    // packet kDataIpPacketSize bytes (20 + 20 + 1460, 40 + 20 + 1440).
+    // Frames from the LAN host to a WAN-side host. TCP payload sizes make the
+    // IP packet kDataIpPacketSize bytes (20 + 20 + 1460, 40 + 20 + 1440).
     const Mac fw_lan = ns_->lan().mac;
-    auto v4 = [&] { return std::move(PacketBuilder().eth(kLanHostMac, fw_lan).ipv4(kLanHost4, kWanHost4).ttl(kBenchTtl)); };
-    auto v6 = [&] {
-        return std::move(PacketBuilder().eth(kLanHostMac, fw_lan).ipv6(kLanHost6, kWanHost6).hop_limit(kBenchTtl));
+    auto make_flow = [&](Family f, bool to_nat_peer, uint16_t port) {
+        FlowFrames flow;
+        flow.client_port = port;
+        flow.nat = to_nat_peer;
+        flow.seen_port = port;
+        auto lan_to_server = [&] {
+            PacketBuilder b;
+            b.eth(kLanHostMac, fw_lan);
+            if (f == Family::v4)
+                b.ipv4(kLanHost4, v4_of(flow.server)).ttl(kBenchTtl);
+            else
+                b.ipv6(kLanHost6, v6_of(flow.server)).hop_limit(kBenchTtl);
+            return b;
+        };
+        if (f == Family::v4) {
+            flow.server = addr16(to_nat_peer ? kNatPeerAddr4 : kWanHost4);
+            flow.seen_addr = addr16(kLanHost4);
+        } else {
+            flow.server = addr16(to_nat_peer ? kNatPeerAddr6 : kWanHost6);
+            flow.seen_addr = addr16(kLanHost6);
+        }
+        const size_t payload = kDataIpPacketSize - (f == Family::v4 ? 40 : 60);
+        flow.syn = lan_to_server().tcp(port, 80).seq(1000).syn().window(64240).build();
+        flow.data = lan_to_server().tcp(port, 80).seq(1001).ack_seq(5001).ack().psh().payload_pattern(payload).build();
+        return flow;
     };
-    auto syn = [](PacketBuilder b, uint16_t port) { return b.tcp(port, 80).seq(1000).syn().window(64240).build(); };
-    auto data = [](PacketBuilder b, uint16_t port, size_t payload) {
-        return b.tcp(port, 80).seq(1001).ack_seq(5001).ack().psh().payload_pattern(payload).build();
-    };
-    est4_ = {syn(v4(), kEstablishedPort), data(v4(), kEstablishedPort, kDataIpPacketSize - 40), kEstablishedPort};
-    est6_ = {syn(v6(), kEstablishedPort), data(v6(), kEstablishedPort, kDataIpPacketSize - 60), kEstablishedPort};
-    first4_ = {syn(v4(), kFirstPacketPort), {}, kFirstPacketPort};
-    first6_ = {syn(v6(), kFirstPacketPort), {}, kFirstPacketPort};
+    est4_ = make_flow(Family::v4, false, kEstablishedPort);
+    est6_ = make_flow(Family::v6, false, kEstablishedPort);
+    nat4_ = make_flow(Family::v4, true, kNatPort);
+    nat6_ = make_flow(Family::v6, true, kNatPort);
+    first4_ = make_flow(Family::v4, false, kFirstPacketPort);
+    first6_ = make_flow(Family::v6, false, kFirstPacketPort);
+    first4_.data.clear();
+    first6_.data.clear();
 
-    for (Family f : {Family::v4, Family::v6})
-        if (Status s = handshake(f); !s) return s;
+    for (FlowFrames* flow : {&est4_, &nat4_})
+        if (Status s = handshake(Family::v4, *flow); !s) return s;
+    for (FlowFrames* flow : {&est6_, &nat6_})
+        if (Status s = handshake(Family::v6, *flow); !s) return s;
     return {};
+}
+
+Status BenchEnv::add_nat_peer() {
+    // Reachable through wan0 like the WAN host, so the two flows take the same
+    // route and differ only by the translation.
+    if (Status s = ns_->ip({"neigh", "replace", kNatPeer4, "lladdr", kNatPeerMac, "dev", "wan0", "nud", "permanent"});
+        !s)
+        return s;
+    return ns_->ip({"-6", "neigh", "replace", kNatPeer6, "lladdr", kNatPeerMac, "dev", "wan0", "nud", "permanent"});
+}
+
+// What the daemon does after applying a config (Daemon::refresh_nat_ifaddrs):
+// `translate: interface` takes the egress interface's address from nat_ifaddrs.
+Status BenchEnv::write_nat_ifaddrs() {
+    const uint32_t wan = ns_->wan().ifindex;
+    auto written = sync_nat_ifaddrs(map_fd(SLUICE_MAP_NAT_IFADDRS), {ns_->lan().ifindex, wan});
+    if (!written) return make_error("nat_ifaddrs: " + written.error().message);
+    for (const auto& [ifindex, addr] : written.value()) {
+        if (ifindex != wan) continue;
+        if (!addr.has_v4 || std::memcmp(&addr.v4, kFwWan4.bytes.data(), 4) != 0 || !addr.has_v6 ||
+            std::memcmp(addr.v6, kFwWan6.bytes.data(), 16) != 0)
+            return make_error(std::string("nat_ifaddrs for wan0 does not hold ") + NetnsFixture::kWanAddr4 + " and " +
+                              NetnsFixture::kWanAddr6);
+        return {};
+    }
+    return make_error("nat_ifaddrs: no entry written for wan0");
 }
 
 Status BenchEnv::load_datapath() {
@@ -173,25 +282,25 @@ int BenchEnv::map_fd(const std::string& name) const { return impl_->datapath->ma
 
 namespace {
 
-// The WAN host's answer (SYN-ACK) and the client's ACK for `flow`.
-Bytes synack_frame(Family f, const Mac& fw_wan, uint16_t port) {
+// The server's answer (SYN-ACK) to the client as it sees it, and the client's ACK.
+Bytes synack_frame(Family f, const Mac& fw_wan, const FlowFrames& flow) {
     PacketBuilder b;
-    b.eth(kWanHostMac, fw_wan);
+    b.eth(flow.nat ? kNatPeerMacAddr : kWanHostMac, fw_wan);
     if (f == Family::v4)
-        b.ipv4(kWanHost4, kLanHost4).ttl(64);
+        b.ipv4(v4_of(flow.server), v4_of(flow.seen_addr)).ttl(64);
     else
-        b.ipv6(kWanHost6, kLanHost6).hop_limit(64);
-    return b.tcp(80, port).seq(5000).ack_seq(1001).syn().ack().build();
+        b.ipv6(v6_of(flow.server), v6_of(flow.seen_addr)).hop_limit(64);
+    return b.tcp(80, flow.seen_port).seq(5000).ack_seq(1001).syn().ack().build();
 }
 
-Bytes ack_frame(Family f, const Mac& fw_lan, uint16_t port) {
+Bytes ack_frame(Family f, const Mac& fw_lan, const FlowFrames& flow) {
     PacketBuilder b;
     b.eth(kLanHostMac, fw_lan);
     if (f == Family::v4)
-        b.ipv4(kLanHost4, kWanHost4).ttl(64);
+        b.ipv4(kLanHost4, v4_of(flow.server)).ttl(64);
     else
-        b.ipv6(kLanHost6, kWanHost6).hop_limit(64);
-    return b.tcp(port, 80).seq(1001).ack_seq(5001).ack().build();
+        b.ipv6(kLanHost6, v6_of(flow.server)).hop_limit(64);
+    return b.tcp(flow.client_port, 80).seq(1001).ack_seq(5001).ack().build();
 }
 
 const char* tcp_state_name(int state) {
@@ -210,75 +319,95 @@ const char* tcp_state_name(int state) {
 
 }  // namespace
 
-Status BenchEnv::handshake(Family f) {
+Status BenchEnv::handshake(Family f, FlowFrames& flow) {
     test::XdpRunner runner(sluice_prog_fd());
-    const FlowFrames& flow = established(f);
-    struct Step {
-        const char* what;
-        Bytes frame;
-        uint32_t ingress;
-    };
-    const Step steps[] = {
-        {"SYN lan->wan", flow.syn, ns_->lan().ifindex},
-        {"SYN-ACK wan->lan", synack_frame(f, ns_->wan().mac, flow.client_port), ns_->wan().ifindex},
-        {"ACK lan->wan", ack_frame(f, ns_->lan().mac, flow.client_port), ns_->lan().ifindex},
-    };
-    for (const Step& step : steps) {
-        auto r = runner.run(step.frame, step.ingress);
-        if (!r) return make_error(std::string("handshake ") + family_name(f) + " " + step.what + ": " + r.error().message);
+    const std::string who = std::string("handshake ") + family_name(f) + (flow.nat ? " (source NAT)" : "") + " ";
+    auto run_step = [&](const char* what, const Bytes& frame, uint32_t ingress) -> Result<Bytes> {
+        auto r = runner.run(frame, ingress);
+        if (!r) return make_error(who + what + ": " + r.error().message);
         if (r->retval != XDP_REDIRECT)
-            return make_error(std::string("handshake ") + family_name(f) + " " + step.what + ": verdict " +
-                              test::xdp_verdict_name(r->retval) + ", expected XDP_REDIRECT (" +
-                              test::summarize_frame(step.frame) + ")");
+            return make_error(who + what + ": verdict " + test::xdp_verdict_name(r->retval) +
+                              ", expected XDP_REDIRECT (" + test::summarize_frame(frame) + ")");
+        return std::move(r->output);
+    };
+
+    auto syn_out = run_step("SYN lan->wan", flow.syn, ns_->lan().ifindex);
+    if (!syn_out) return syn_out.error();
+    if (flow.nat) {
+        // The translation the SYN chose: wan0's address and a reserved port.
+        auto fwd = with_session_keys(
+            f, flow, [&](const char* map, auto key, auto) { return test::lookup_session(map_fd(map), key); });
+        if (!fwd) return make_error(who + "no forward session entry after the SYN");
+        if (!(fwd->nat.flags & SESSION_NAT_SRC))
+            return make_error(who + "the SYN's session carries no source translation (nat flags " +
+                              std::to_string(fwd->nat.flags) + "); is the nat.source rule compiled?");
+        Addr16 translated{};
+        std::memcpy(translated.data(), fwd->nat.new_src_addr, f == Family::v4 ? 4 : 16);
+        if (translated != (f == Family::v4 ? addr16(kFwWan4) : addr16(kFwWan6)))
+            return make_error(who + "translated to " + addr_text(f, translated) + ", expected wan0's address");
+        flow.seen_addr = translated;
+        flow.seen_port = ntohs(fwd->nat.new_src_port);
     }
-    return check_established(f);
+    if (std::string bad = check_output(f, flow, syn_out.value()); !bad.empty()) return make_error(who + "SYN: " + bad);
+    if (auto r = run_step("SYN-ACK wan->lan", synack_frame(f, ns_->wan().mac, flow), ns_->wan().ifindex); !r)
+        return r.error();
+    if (auto r = run_step("ACK lan->wan", ack_frame(f, ns_->lan().mac, flow), ns_->lan().ifindex); !r) return r.error();
+    return check_established(f, flow);
 }
 
-Status BenchEnv::check_established(Family f) const {
-    const FlowFrames& flow = established(f);
-    std::optional<session_value> fwd, rev;
-    if (f == Family::v4) {
-        int fd = map_fd(SLUICE_MAP_SESSIONS_V4);
-        fwd = test::lookup_session(fd, test::session_key(kLanHost4, kWanHost4, flow.client_port, 80, test::proto::kTcp));
-        rev = test::lookup_session(fd, test::session_key(kWanHost4, kLanHost4, 80, flow.client_port, test::proto::kTcp));
-    } else {
-        int fd = map_fd(SLUICE_MAP_SESSIONS_V6);
-        fwd = test::lookup_session(fd, test::session_key(kLanHost6, kWanHost6, flow.client_port, 80, test::proto::kTcp));
-        rev = test::lookup_session(fd, test::session_key(kWanHost6, kLanHost6, 80, flow.client_port, test::proto::kTcp));
-    }
-    std::string who = std::string("TCP session ") + family_name(f) + " :" + std::to_string(flow.client_port) + "->:80";
+Status BenchEnv::check_established(Family f, const FlowFrames& flow) const {
+    auto [fwd, rev] = with_session_keys(f, flow, [&](const char* map, auto fkey, auto rkey) {
+        int fd = map_fd(map);
+        return std::make_pair(test::lookup_session(fd, fkey), test::lookup_session(fd, rkey));
+    });
+    std::string who = std::string("TCP session ") + family_name(f) + " :" + std::to_string(flow.client_port) + "->" +
+                      addr_text(f, flow.server) + ":80" + (flow.nat ? " (source NAT)" : "");
     if (!fwd) return make_error(who + ": no forward entry in the session map");
     if (!rev) return make_error(who + ": no reply entry in the session map");
     if (fwd->tcp_state != TCP_SESSION_ESTABLISHED || rev->tcp_state != TCP_SESSION_ESTABLISHED)
         return make_error(who + ": state " + tcp_state_name(fwd->tcp_state) + " / " + tcp_state_name(rev->tcp_state) +
                           " (forward / reply), expected ESTABLISHED");
+    const bool translated = fwd->nat.flags & SESSION_NAT_SRC;
+    if (translated != flow.nat)
+        return make_error(who + (flow.nat ? ": not source-translated" : ": source-translated, expected no NAT"));
     return {};
 }
 
+std::string BenchEnv::check_output(Family f, const FlowFrames& flow, const Bytes& out) const {
+    std::string error;
+    auto p = test::parse_frame(out, &error);
+    if (!p) return "output unreadable: " + error;
+    auto same = [&](const std::string& text, const Addr16& want) {
+        try {
+            return f == Family::v4 ? Ipv4Addr::parse(text) == v4_of(want) : Ipv6Addr::parse(text) == v6_of(want);
+        } catch (const std::exception&) {
+            return false;
+        }
+    };
+    std::string problems;
+    if (!same(p->src_ip, flow.seen_addr) || p->sport != flow.seen_port)
+        problems += " source " + p->src_ip + ":" + std::to_string(p->sport) + ", expected " +
+                    addr_text(f, flow.seen_addr) + ":" + std::to_string(flow.seen_port);
+    if (!same(p->dst_ip, flow.server) || p->dport != 80)
+        problems += " destination " + p->dst_ip + ":" + std::to_string(p->dport) + ", expected " +
+                    addr_text(f, flow.server) + ":80";
+    if (auto report = test::verify_checksums(out); !report.ok()) problems += " checksums: " + report.describe();
+    return problems.empty() ? "" : "output" + problems + " (" + test::summarize_frame(out) + ")";
+}
+
+// For flows without NAT (a translated flow also holds a port reservation).
 void BenchEnv::delete_sessions(Family f, const FlowFrames& flow) const {
-    if (f == Family::v4) {
-        int fd = map_fd(SLUICE_MAP_SESSIONS_V4);
-        auto k1 = test::session_key(kLanHost4, kWanHost4, flow.client_port, 80, test::proto::kTcp);
-        auto k2 = test::session_key(kWanHost4, kLanHost4, 80, flow.client_port, test::proto::kTcp);
-        bpf_map_delete_elem(fd, &k1);
-        bpf_map_delete_elem(fd, &k2);
-    } else {
-        int fd = map_fd(SLUICE_MAP_SESSIONS_V6);
-        auto k1 = test::session_key(kLanHost6, kWanHost6, flow.client_port, 80, test::proto::kTcp);
-        auto k2 = test::session_key(kWanHost6, kLanHost6, 80, flow.client_port, test::proto::kTcp);
-        bpf_map_delete_elem(fd, &k1);
-        bpf_map_delete_elem(fd, &k2);
-    }
+    with_session_keys(f, flow, [&](const char* map, auto fkey, auto rkey) {
+        int fd = map_fd(map);
+        bpf_map_delete_elem(fd, &fkey);
+        bpf_map_delete_elem(fd, &rkey);
+        return 0;
+    });
 }
 
 bool BenchEnv::session_exists(Family f, const FlowFrames& flow) const {
-    if (f == Family::v4)
-        return test::lookup_session(map_fd(SLUICE_MAP_SESSIONS_V4),
-                                    test::session_key(kLanHost4, kWanHost4, flow.client_port, 80, test::proto::kTcp))
-            .has_value();
-    return test::lookup_session(map_fd(SLUICE_MAP_SESSIONS_V6),
-                                test::session_key(kLanHost6, kWanHost6, flow.client_port, 80, test::proto::kTcp))
-        .has_value();
+    return with_session_keys(
+        f, flow, [&](const char* map, auto fkey, auto) { return test::lookup_session(map_fd(map), fkey).has_value(); });
 }
 
 }  // namespace sluice::bench

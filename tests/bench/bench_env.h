@@ -4,11 +4,18 @@
 // through xdp_main_prog, and the yardstick (bpf/baseline_redirect.bpf.c)
 // loaded next to it with its devmap pointing at wan0.
 //
+// Two established flows per family differ only by NAT: LAN host → WAN host
+// (kWanHost*, not translated) and LAN host → the NAT peer (kNatPeer*, a second
+// address behind wan0 with a permanent neighbour), which the config's
+// nat.source rule translates to wan0's address (nat_ifaddrs written here the
+// way the daemon writes it, loader/nat_ifaddrs.h).
+//
 // BenchEnv::create() fails with a readable reason when anything is off (no
 // root, bpf_stats on, a handshake step not redirected, a session not
 // ESTABLISHED): a benchmark of a datapath that does not forward means nothing.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,14 +32,26 @@ using test::Bytes;
 // The policy under test: addresses only from 198.18.0.0/15 and 2001:2::/48.
 extern const char* const kBenchConfigYaml;
 
+// The second WAN-side host: flows to it are source-translated to wan0's address.
+inline constexpr const char* kNatPeer4 = "198.18.100.201";
+inline constexpr const char* kNatPeer6 = "2001:2:0:100::201";
+inline constexpr const char* kNatPeerMac = "02:00:00:00:64:c9";
+
 enum class Family { v4, v6 };
 const char* family_name(Family f);
 
-// One TCP flow LAN host → WAN host :80, as frames the LAN host would send.
+// One TCP flow LAN host → a WAN-side host :80, as frames the LAN host would
+// send, and the tuple its replies carry.
 struct FlowFrames {
     Bytes syn;   // the first packet (policy, session create)
     Bytes data;  // a full-size established-flow segment (1500-byte IP packet)
     uint16_t client_port = 0;
+    bool nat = false;                  // to the NAT peer: source NAT to wan0's address
+    std::array<uint8_t, 16> server{};  // the WAN-side host (IPv4 in the first 4 bytes)
+    // The client as the server sees it: the LAN host and client_port, or,
+    // for a NAT flow after its SYN, wan0's address and the reserved port.
+    std::array<uint8_t, 16> seen_addr{};
+    uint16_t seen_port = 0;
 };
 
 class BenchEnv {
@@ -47,13 +66,20 @@ public:
     int map_fd(const std::string& name) const;
     uint32_t lan_ifindex() const { return ns_->lan().ifindex; }
 
-    // An ESTABLISHED flow (its data frame) and a flow whose SYN the benchmark
-    // replays with the session deleted before each run.
+    // An ESTABLISHED flow (its data frame), the same to the NAT peer (source
+    // NAT), and a flow whose SYN the benchmark replays with the session deleted
+    // before each run.
     const FlowFrames& established(Family f) const { return f == Family::v4 ? est4_ : est6_; }
+    const FlowFrames& established_nat(Family f) const { return f == Family::v4 ? nat4_ : nat6_; }
     const FlowFrames& first_packet(Family f) const { return f == Family::v4 ? first4_ : first6_; }
 
     // The established flow's tcp_state in both directions is still ESTABLISHED.
-    Status check_established(Family f) const;
+    Status check_established(Family f) const { return check_established(f, established(f)); }
+    // Same for any flow (both session entries found by its seen_addr/seen_port).
+    Status check_established(Family f, const FlowFrames& flow) const;
+    // "" when `out` (what sluice made of flow.data) left with the tuple the
+    // server should see (seen_addr:seen_port → server:80) and valid checksums.
+    std::string check_output(Family f, const FlowFrames& flow, const Bytes& out) const;
     // Deletes both session entries of `flow` (missing entries are fine).
     void delete_sessions(Family f, const FlowFrames& flow) const;
     // Whether the forward session entry of `flow` exists.
@@ -65,11 +91,13 @@ private:
     Status setup();
     Status load_datapath();
     Status load_baseline();
-    Status handshake(Family f);
+    Status add_nat_peer();
+    Status write_nat_ifaddrs();
+    Status handshake(Family f, FlowFrames& flow);
 
     std::unique_ptr<test::NetnsFixture> ns_;  // first: outlives the BPF objects
     std::unique_ptr<Impl> impl_;
-    FlowFrames est4_, est6_, first4_, first6_;
+    FlowFrames est4_, est6_, nat4_, nat6_, first4_, first6_;
 };
 
 // The IP packet size of the established-flow data frame (Ethernet adds 14).
