@@ -59,6 +59,8 @@ public:
     explicit NatTables(const DatapathEnv& env);
 
     uint8_t generation() const { return gen_; }
+    // Writes further rules for another generation (e.g. the inactive one).
+    void use_generation(uint8_t gen) { gen_ = gen & 1; }
     // Zone id of an untagged interface, from the zones map.
     uint16_t zone(uint32_t ifindex) const;
 
