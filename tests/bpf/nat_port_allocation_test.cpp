@@ -2,6 +2,7 @@
 // ports, each held in nat_ports; a range that runs out refuses the next flow
 // (dropped and counted) without disturbing the flows that hold ports.
 #include <set>
+#include <vector>
 
 #include "nat_env.h"
 
@@ -21,6 +22,7 @@ TEST_F(NatPortAllocationTest, TenThousandFlowsFromOneSourceGetDistinctPorts) {
     const std::string lan = lan_host(false), wan = wan_host(false), nat = wan_addr(false);
 
     std::set<uint16_t> ports;
+    std::vector<uint16_t> in_order;
     int wrong = 0;
     for (int i = 0; i < kFlows; ++i) {
         const uint16_t cport = static_cast<uint16_t>(10000 + i);
@@ -33,6 +35,7 @@ TEST_F(NatPortAllocationTest, TenThousandFlowsFromOneSourceGetDistinctPorts) {
         if (f->src_ip != nat || f->dport != 53) ++wrong;
         EXPECT_GE(f->sport, kFirst);
         ports.insert(f->sport);
+        in_order.push_back(f->sport);
         // Spot-check whole frames and checksums.
         if (i % 1000 == 0) {
             Bytes expected = to_wan(false, nat, wan).udp(f->sport, 53).payload_pattern(8).build();
@@ -43,6 +46,13 @@ TEST_F(NatPortAllocationTest, TenThousandFlowsFromOneSourceGetDistinctPorts) {
     }
     EXPECT_EQ(wrong, 0);
     EXPECT_EQ(ports.size(), static_cast<size_t>(kFlows)) << "translated ports are not distinct";
+    // RFC 6056: not predictable from the previous flow's port. Sequential
+    // allocation would use 1024..11023 in order.
+    int successors = 0;
+    for (size_t i = 1; i < in_order.size(); ++i) successors += in_order[i] == in_order[i - 1] + 1;
+    EXPECT_LT(successors, kFlows / 100) << "ports look sequential";
+    ASSERT_FALSE(ports.empty());
+    EXPECT_GT(*ports.rbegin() - *ports.begin(), (kLast - kFirst) / 2) << "ports are not spread over the range";
     EXPECT_EQ(nat_->reservations(), static_cast<size_t>(kFlows));
     EXPECT_EQ(count_entries(env_->map_fd(SLUICE_MAP_SESSIONS_V4)), 2u * kFlows);
     EXPECT_EQ(stat_change(STAT_NAT_PORT_ALLOCATED), kFlows);
