@@ -515,6 +515,7 @@ std::string NatTest::config_yaml() const {
     return R"yaml(
 interfaces:
   lan0: { zone: trust }
+  lan0.100: { zone: trust }
   wan0: { zone: untrust }
 
 zones:

@@ -127,6 +127,37 @@ INSTANTIATE_TEST_SUITE_P(
         ErrCase{"ipv6_echo_time_exceeded_from_router", true, L4Kind::echo, true, 3, 0, 0, 0}),
     [](const ::testing::TestParamInfo<ErrCase>& info) { return std::string(info.param.name); });
 
+// The other way: the LAN host refuses the (translated back) answer of its own
+// source-NAT flow; outside, the error must come from the translated address
+// and quote the answer as the WAN host sent it.
+class NatIcmpErrorOutboundTest : public NatTest {
+protected:
+    void outbound_case(bool v6) {
+        const std::string lan = lan_host(v6), wan = wan_host(v6), nat = wan_addr(v6);
+        nat_->source_interface(0, trust_, untrust_);
+        nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst,
+                     kPortLast);
+        auto r = run(request(from_lan(v6, lan, wan), L4Kind::udp, v6, kClientPort, 53), lan_if());
+        ASSERT_EQ(r.retval, XDP_REDIRECT);
+        const uint16_t port = frame_sport(r.output);
+        auto ar = expect_nat("answer", response(from_wan(v6, wan, nat), L4Kind::udp, v6, 53, port), wan_if(),
+                             XDP_REDIRECT, response(to_lan(v6, wan, lan), L4Kind::udp, v6, 53, kClientPort));
+        Bytes received = strip_eth(ar.output);                                                  // W:53 → L:client
+        Bytes as_sent = strip_eth(response(to_lan(v6, wan, nat), L4Kind::udp, v6, 53, port));  // W:53 → N:port
+        auto error = [&](PacketBuilder b, const Bytes& quoted) {
+            return (v6 ? b.icmpv6_error(1, 4, quoted) : b.icmp_error(3, 3, quoted)).build();
+        };
+        snapshot_stats();
+        auto er = expect_nat("port unreachable from the LAN host", error(from_lan(v6, lan, wan), received), lan_if(),
+                             XDP_REDIRECT, error(to_wan(v6, nat, wan), as_sent));
+        EXPECT_EQ(stat_change(STAT_NAT_ICMP_ERROR), 1);
+        check_quoted(er.output, v6, wan, 53, nat, port, true);
+    }
+};
+
+TEST_F(NatIcmpErrorOutboundTest, Ipv4ErrorFromLanHostAboutTheAnswer) { outbound_case(false); }
+TEST_F(NatIcmpErrorOutboundTest, Ipv6ErrorFromLanHostAboutTheAnswer) { outbound_case(true); }
+
 // Destination NAT: public UDP port 5353 on wan0's address → the LAN host's 53.
 class NatIcmpErrorDnatTest : public NatTest {
 protected:

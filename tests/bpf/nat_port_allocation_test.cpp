@@ -149,6 +149,31 @@ INSTANTIATE_TEST_SUITE_P(Nat, NatPortExhaustionTest,
                              return std::string(info.param.first ? "ipv6_" : "ipv4_") + l4_name(info.param.second);
                          });
 
+// A closed TCP flow whose tuple is reused by a fresh SYN gives back its port
+// and is translated anew: with a one-port range, the new SYN can only get the
+// port if the old reservation was released.
+TEST_F(NatPortAllocationTest, ReusedClosedTcpTupleReleasesItsPort) {
+    nat_->source_interface(0, trust_, untrust_);
+    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), std::nullopt, 50000, 50000);
+    const std::string lan = lan_host(false), wan = wan_host(false), nat = wan_addr(false);
+    expect_nat("SYN", from_lan(false, lan, wan).tcp(41000, 80).seq(1).syn().build(), lan_if(), XDP_REDIRECT,
+               to_wan(false, nat, wan).tcp(50000, 80).seq(1).syn().build());
+    expect_nat("SYN-ACK", from_wan(false, wan, nat).tcp(80, 50000).seq(9).ack_seq(2).syn().ack().build(), wan_if(),
+               XDP_REDIRECT, to_lan(false, wan, lan).tcp(80, 41000).seq(9).ack_seq(2).syn().ack().build());
+    expect_nat("RST", from_lan(false, lan, wan).tcp(41000, 80).seq(2).rst().build(), lan_if(), XDP_REDIRECT,
+               to_wan(false, nat, wan).tcp(50000, 80).seq(2).rst().build());
+    snapshot_stats();
+    expect_nat("new SYN on the same tuple", from_lan(false, lan, wan).tcp(41000, 80).seq(100).syn().build(), lan_if(),
+               XDP_REDIRECT, to_wan(false, nat, wan).tcp(50000, 80).seq(100).syn().build());
+    EXPECT_EQ(stat_change(STAT_NAT_PORT_ALLOCATED), 1);
+    EXPECT_EQ(nat_->reservations(), 1u);
+    EXPECT_EQ(count_entries(env_->map_fd(SLUICE_MAP_SESSIONS_V4)), 2u);
+    auto s = session(false, lan, wan, 41000, 80, proto::kTcp);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->tcp_state, TCP_SESSION_SYN_SENT);
+    EXPECT_EQ(s->nat.flags, SESSION_NAT_SRC | SESSION_NAT_PORT_HELD);
+}
+
 // Reservations are per protocol: a full UDP range does not refuse TCP.
 TEST_F(NatPortAllocationTest, ReservationsArePerProtocol) {
     nat_->source_interface(0, trust_, untrust_);

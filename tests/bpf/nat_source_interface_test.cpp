@@ -97,5 +97,44 @@ INSTANTIATE_TEST_SUITE_P(Nat, NatSourceInterfaceTest,
                                            SnatCase{"ipv6_icmpv6_echo", true, L4Kind::echo}),
                          [](const ::testing::TestParamInfo<SnatCase>& info) { return std::string(info.param.name); });
 
+class NatSourceInterfaceMiscTest : public NatTest {
+protected:
+    void SetUp() override {
+        NatTest::SetUp();
+        if (IsSkipped() || HasFatalFailure()) return;
+        nat_->source_interface(0, trust_, untrust_);
+        nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst,
+                     kPortLast);
+    }
+};
+
+// A tagged frame from lan0.100 leaves wan0 untagged and translated.
+TEST_F(NatSourceInterfaceMiscTest, TaggedIngressIsTranslatedAndUntagged) {
+    for (bool v6 : {false, true}) {
+        PacketBuilder b;
+        b.eth(kLanHostMac, lan_mac()).vlan(100);
+        if (v6) b.ipv6(lan_host(v6), wan_host(v6)).hop_limit(64); else b.ipv4(lan_host(v6), wan_host(v6)).ttl(64);
+        auto r = expect_nat(v6 ? "IPv6 tagged" : "IPv4 tagged", b.udp(41000, 53).payload_pattern(20).build(), lan_if(),
+                            XDP_REDIRECT, std::nullopt);
+        const uint16_t port = frame_sport(r.output);
+        Bytes expected = to_wan(v6, wan_addr(v6), wan_host(v6)).udp(port, 53).payload_pattern(20).build();
+        EXPECT_EQ(r.output, expected) << hex_diff(expected, r.output);
+    }
+}
+
+// The L4 header behind IPv6 extension headers is found and translated.
+TEST_F(NatSourceInterfaceMiscTest, Ipv6BehindExtensionHeaders) {
+    auto build = [](PacketBuilder b, uint16_t sport) {
+        return b.hop_by_hop().destination_options().tcp(sport, 80).seq(3).syn().build();
+    };
+    auto r = expect_nat("SYN behind hop-by-hop and destination options",
+                        build(from_lan(true, lan_host(true), wan_host(true)), 41000), lan_if(), XDP_REDIRECT,
+                        std::nullopt);
+    auto f = parse_frame(r.output);
+    ASSERT_TRUE(f && f->l4_present);
+    Bytes expected = build(to_wan(true, wan_addr(true), wan_host(true)), f->sport);
+    EXPECT_EQ(r.output, expected) << hex_diff(expected, r.output);
+}
+
 }  // namespace
 }  // namespace sluice::test

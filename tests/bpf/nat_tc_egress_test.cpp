@@ -142,6 +142,39 @@ TEST_F(NatTcEgressMiscTest, DestinationNatIsDoneInXdpEvenWhenPassing) {
     EXPECT_EQ(stat_change(STAT_NAT_DEFERRED_TC), 0);
 }
 
+// The first packet to a WAN address without a resolved neighbour: XDP
+// creates the flow (port reserved) but leaves the packet, untranslated, to
+// the kernel, which resolves the neighbour; tc translates it on the way out.
+TEST_F(NatTcEgressMiscTest, FirstPacketWithoutNeighbourIsTranslatedByTc) {
+    nat_->source_interface(0, trust_, untrust_);
+    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst, kPortLast);
+    for (bool v6 : {false, true}) {
+        const std::string lan = lan_host(v6), far = v6 ? "2001:2:0:100::201" : "198.18.100.201", nat = wan_addr(v6);
+        snapshot_stats();
+        Bytes in = from_lan(v6, lan, far).udp(41000, 53).payload_pattern(20).build();
+        expect_nat("no neighbour", in, lan_if(), XDP_PASS, in);
+        EXPECT_TRUE(only_drop_or_pass_counter(STAT_PASS_NO_NEIGH));
+        EXPECT_EQ(stat_change(STAT_NAT_DEFERRED_TC), 1);
+        auto s = session(v6, lan, far, 41000, 53, proto::kUdp);
+        ASSERT_TRUE(s);
+        ASSERT_EQ(s->nat.flags, SESSION_NAT_SRC | SESSION_NAT_PORT_HELD);
+        const uint16_t port = port_of(s->nat.new_src_port);
+        EXPECT_TRUE(reservation(v6, nat, port, proto::kUdp));
+        const Mac far_mac = Mac::parse("02:00:00:00:64:c9");
+        auto leaving = [&](const std::string& src, uint16_t sport) {
+            PacketBuilder b;
+            b.eth(wan_mac(), far_mac);
+            if (v6) b.ipv6(src, far).hop_limit(63); else b.ipv4(src, far).ttl(63);
+            return b.udp(sport, 53).payload_pattern(20).build();
+        };
+        Bytes out = tc(leaving(lan, 41000));
+        Bytes expected = leaving(nat, port);
+        EXPECT_EQ(out, expected) << hex_diff(expected, out);
+        auto report = verify_checksums(out);
+        EXPECT_TRUE(report.ok()) << report.describe();
+    }
+}
+
 // Packets of flows without translation go through tc untouched.
 TEST_F(NatTcEgressMiscTest, UntranslatedFlowIsLeftAlone) {
     const std::string lan = lan_host(false), wan = wan_host(false);
