@@ -175,6 +175,87 @@ TEST_F(NatTcEgressMiscTest, FirstPacketWithoutNeighbourIsTranslatedByTc) {
     }
 }
 
+// The kernel answers a packet XDP translated and handed to it (here: its TTL
+// runs out) with an ICMP error quoting the packet as the kernel has it,
+// translated. Leaving, the error must be translated back like one from
+// anywhere else, or the sender cannot match it (and learns the inside address).
+TEST_F(NatTcEgressMiscTest, KernelErrorAboutPortForwardedPacketIsTranslatedOnEgress) {
+    for (bool v6 : {false, true}) {
+        SCOPED_TRACE(v6 ? "IPv6" : "IPv4");
+        const std::string lan = lan_host(v6), wan = wan_host(v6), pub = wan_addr(v6);
+        if (v6)
+            nat_->destination(untrust_, proto::kUdp, Ipv6Addr::parse(pub), 5353, Ipv6Addr::parse(lan), 53);
+        else
+            nat_->destination(untrust_, proto::kUdp, Ipv4Addr::parse(pub), 5353, Ipv4Addr::parse(lan), 53);
+        auto query = [&](PacketBuilder b, uint8_t ttl, const std::string& dst, uint16_t dport) {
+            if (v6) b.ipv6(wan, dst).hop_limit(ttl); else b.ipv4(wan, dst).ttl(ttl);
+            return b.udp(41000, dport).payload_pattern(20).build();
+        };
+        auto from_wan_eth = [&] { return std::move(PacketBuilder().eth(kWanHostMac, wan_mac())); };
+        expect_nat("query", query(from_wan_eth(), 64, pub, 5353), wan_if(), XDP_REDIRECT,
+                   to_lan(v6, wan, lan).udp(41000, 53).payload_pattern(20).build());
+        snapshot_stats();
+        // TTL 1: translated, then left to the kernel.
+        Bytes handed = query(from_wan_eth(), 1, lan, 53);
+        expect_nat("query with TTL 1", query(from_wan_eth(), 1, pub, 5353), wan_if(), XDP_PASS, handed);
+        EXPECT_TRUE(only_drop_or_pass_counter(STAT_PASS_TTL));
+        // The kernel's time exceeded, from wan0's address, quoting what it got.
+        auto error = [&](const Bytes& quoted) {
+            PacketBuilder b;
+            b.eth(wan_mac(), kWanHostMac);
+            if (v6) b.ipv6(pub, wan).hop_limit(64).icmpv6_error(3, 0, quoted);
+            else b.ipv4(pub, wan).ttl(64).icmp_error(11, 0, quoted);
+            return b.build();
+        };
+        Bytes quoted_in(handed.begin() + 14, handed.end());
+        Bytes sent = query(from_wan_eth(), 1, pub, 5353);
+        Bytes quoted_out(sent.begin() + 14, sent.end());
+        snapshot_stats();
+        Bytes out = tc(error(quoted_in));
+        Bytes expected = error(quoted_out);
+        EXPECT_EQ(out, expected) << hex_diff(expected, out);
+        auto report = verify_checksums(out);
+        EXPECT_TRUE(report.ok()) << report.describe();
+        EXPECT_EQ(stat_change(STAT_NAT_ICMP_ERROR), 1);
+    }
+}
+
+// The same for a source-NAT flow's answer that expires here: the kernel's
+// error to the WAN host must quote the answer as sent (to the translated
+// address and port), not as translated back to the LAN host.
+TEST_F(NatTcEgressMiscTest, KernelErrorAboutSourceNatAnswerIsTranslatedOnEgress) {
+    nat_->source_interface(0, trust_, untrust_);
+    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst, kPortLast);
+    for (bool v6 : {false, true}) {
+        SCOPED_TRACE(v6 ? "IPv6" : "IPv4");
+        const std::string lan = lan_host(v6), wan = wan_host(v6), nat = wan_addr(v6);
+        auto r = run(from_lan(v6, lan, wan).udp(41000, 53).build(), lan_if());
+        ASSERT_EQ(r.retval, XDP_REDIRECT);
+        const uint16_t port = frame_sport(r.output);
+        auto answer = [&](const std::string& dst, uint16_t dport) {
+            PacketBuilder b;
+            b.eth(kWanHostMac, wan_mac());
+            if (v6) b.ipv6(wan, dst).hop_limit(1); else b.ipv4(wan, dst).ttl(1);
+            return b.udp(53, dport).payload_pattern(30).build();
+        };
+        Bytes handed = answer(lan, 41000);
+        expect_nat("answer with TTL 1", answer(nat, port), wan_if(), XDP_PASS, handed);
+        auto error = [&](const Bytes& frame) {
+            Bytes quoted(frame.begin() + 14, frame.end());
+            PacketBuilder b;
+            b.eth(wan_mac(), kWanHostMac);
+            if (v6) b.ipv6(nat, wan).hop_limit(64).icmpv6_error(3, 0, quoted);
+            else b.ipv4(nat, wan).ttl(64).icmp_error(11, 0, quoted);
+            return b.build();
+        };
+        Bytes out = tc(error(handed));
+        Bytes expected = error(answer(nat, port));
+        EXPECT_EQ(out, expected) << hex_diff(expected, out);
+        auto report = verify_checksums(out);
+        EXPECT_TRUE(report.ok()) << report.describe();
+    }
+}
+
 // Packets of flows without translation go through tc untouched.
 TEST_F(NatTcEgressMiscTest, UntranslatedFlowIsLeftAlone) {
     const std::string lan = lan_host(false), wan = wan_host(false);
