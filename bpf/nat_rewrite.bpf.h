@@ -191,11 +191,10 @@ static __always_inline __u64 nat_rewrite_quoted_l4(struct packet_ctx *pc, void *
  * the way the error goes. The quoted packet is translated back (its source
  * becomes that entry's new destination, its destination the new source), the
  * outer destination follows when it is the quoted source, the outer source
- * when the error comes from the quoted destination itself. */
-static __always_inline int nat_rewrite_icmp_error(struct xdp_md *ctx, struct packet_ctx *pc)
+ * when the error comes from the quoted destination itself. Works on the
+ * packet bytes [data, data_end) of an XDP frame or of an skb (tc). */
+static __always_inline int nat_rewrite_icmp_error(void *data, void *data_end, struct packet_ctx *pc)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
 	void *inner = data + clamp_offset(pc->inner_l3_off);
 	void *inner_l4 = data + clamp_offset(pc->inner_l4_off);
 	struct icmphdr *icmp = data + clamp_offset(pc->l4_off);
