@@ -256,6 +256,49 @@ TEST_F(NatTcEgressMiscTest, KernelErrorAboutSourceNatAnswerIsTranslatedOnEgress)
     }
 }
 
+// An error XDP already translated but handed to the kernel (here: the LAN
+// host's neighbour is unresolved) is not translated again on the way out.
+TEST_F(NatTcEgressMiscTest, ErrorXdpTranslatedIsNotTranslatedAgain) {
+    nat_->source_interface(0, trust_, untrust_);
+    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst, kPortLast);
+    for (bool v6 : {false, true}) {
+        SCOPED_TRACE(v6 ? "IPv6" : "IPv4");
+        const std::string host = v6 ? "2001:2:0:1::11" : "198.18.1.11";  // no neighbour entry
+        const std::string wan = wan_host(v6), nat = wan_addr(v6), router = wan_router(v6);
+        auto r = run(from_lan(v6, host, wan).udp(41000, 53).payload_pattern(10).build(), lan_if());
+        ASSERT_EQ(r.retval, XDP_REDIRECT);
+        EXPECT_GE(frame_sport(r.output), kPortFirst);
+        Bytes sent(r.output.begin() + 14, r.output.end());
+        Bytes orig_frame = to_wan(v6, host, wan).udp(41000, 53).payload_pattern(10).build();
+        Bytes original(orig_frame.begin() + 14, orig_frame.end());
+        auto error = [&](PacketBuilder b, const Bytes& quoted) {
+            return (v6 ? b.icmpv6_error(3, 0, quoted) : b.icmp_error(11, 0, quoted)).build();
+        };
+        auto from_router = [&](const std::string& dst) {
+            PacketBuilder b;
+            b.eth(kWanHostMac, wan_mac());
+            if (v6) b.ipv6(router, dst).hop_limit(64); else b.ipv4(router, dst).ttl(64);
+            return b;
+        };
+        snapshot_stats();
+        Bytes translated = error(from_router(host), original);
+        expect_nat("error, host without neighbour", error(from_router(nat), sent), wan_if(), XDP_PASS, translated);
+        EXPECT_EQ(stat_change(STAT_NAT_ICMP_ERROR), 1);
+        EXPECT_TRUE(only_drop_or_pass_counter(STAT_PASS_NO_NEIGH));
+        // The kernel forwards it out of lan0.
+        PacketBuilder out_b;
+        out_b.eth(lan_mac(), Mac::parse("02:00:00:00:01:11"));
+        if (v6) out_b.ipv6(router, host).hop_limit(63); else out_b.ipv4(router, host).ttl(63);
+        Bytes leaving = error(std::move(out_b), original);
+        snapshot_stats();
+        auto t = run_tc(env_->prog_fd(SLUICE_PROG_TC_EGRESS), leaving, lan_if());
+        ASSERT_TRUE(t.ok()) << t.error().message;
+        EXPECT_EQ(t.value().retval, TC_ACT_OK);
+        EXPECT_EQ(t.value().output, leaving) << hex_diff(leaving, t.value().output);
+        EXPECT_EQ(stat_change(STAT_NAT_ICMP_ERROR), 0);
+    }
+}
+
 // Packets of flows without translation go through tc untouched.
 TEST_F(NatTcEgressMiscTest, UntranslatedFlowIsLeftAlone) {
     const std::string lan = lan_host(false), wan = wan_host(false);
