@@ -130,6 +130,33 @@ TEST_F(NatNegativeTest, TranslatedTupleInUseIsRefused) {
                answer(to_lan(false, wan, lan_host(false))));
 }
 
+// A port forward on the interface address holds no reservation, so source
+// NAT may pick its port. If the chosen tuple is the port-forwarded flow's
+// (same remote address and port), the new flow is refused and its port
+// given back; the port-forwarded flow is unaffected.
+TEST_F(NatNegativeTest, SourceNatTupleTakenByPortForwardIsRefusedAndReleased) {
+    const std::string lan = lan_host(false), wan = wan_host(false), nat = wan_addr(false);
+    nat_->destination(untrust_, proto::kUdp, Ipv4Addr::parse(nat), 20000, Ipv4Addr::parse(lan), 53);
+    nat_->source_interface(0, trust_, untrust_);
+    nat_->ifaddr(wan_if(), Ipv4Addr::parse(nat), std::nullopt, 20000, 20000);
+    expect_nat("port-forwarded query from W:53", from_wan(false, wan, nat).udp(53, 20000).build(), wan_if(), XDP_REDIRECT,
+               to_lan(false, wan, lan).udp(53, 53).build());
+    snapshot_stats();
+    expect_nat("LAN host to W:53, would be N:20000", from_lan(false, lan, wan).udp(41000, 53).build(), lan_if(),
+               XDP_DROP, std::nullopt);
+    EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_NAT_TUPLE_IN_USE));
+    EXPECT_EQ(nat_->reservations(), 0u) << "the refused flow's port was not given back";
+    EXPECT_FALSE(session(false, lan, wan, 41000, 53, proto::kUdp));
+    EXPECT_EQ(count_entries(env_->map_fd(SLUICE_MAP_SESSIONS_V4)), 2u);
+    auto pf = session(false, wan, nat, 53, 20000, proto::kUdp);
+    ASSERT_TRUE(pf);
+    EXPECT_EQ(pf->nat.flags, SESSION_NAT_DST);
+    EXPECT_EQ(addr_text(pf->nat.new_dst_addr, false), lan);
+    // A flow to another remote port gets the port.
+    expect_nat("TCP to W:80 (another tuple) gets the port", from_lan(false, lan, wan).tcp(41000, 80).syn().build(),
+               lan_if(), XDP_REDIRECT, to_wan(false, nat, wan).tcp(20000, 80).syn().build());
+}
+
 // Several source rules: the lowest-numbered matching one wins.
 TEST_F(NatNegativeTest, LowestMatchingSourceRuleWins) {
     NatPoolSpec pool;

@@ -86,6 +86,14 @@ TEST_P(NatSourceInterfaceTest, TranslatesToInterfaceAddressAndBack) {
     }
     expect_nat("the flow's second packet", next_in, lan_if(), XDP_REDIRECT, next_out);
     EXPECT_EQ(nat_->reservations(), 1u);
+    if (c.kind == L4Kind::tcp) {
+        // State changes reach the other entry through the translated keys.
+        auto i2 = session(v6, lan, wan, kClientPort, sport, proto);
+        auto r2 = session(v6, wan, nat, sport, port, proto);
+        ASSERT_TRUE(i2 && r2);
+        EXPECT_EQ(i2->tcp_state, TCP_SESSION_ESTABLISHED);
+        EXPECT_EQ(r2->tcp_state, TCP_SESSION_ESTABLISHED);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Nat, NatSourceInterfaceTest,
