@@ -103,6 +103,28 @@ TEST_F(NatNptv6EdgeTest, AdjustedAllOnesBecomesZero) {
     expect_nat("outbound", in, lan_if(), XDP_REDIRECT, to_wan(true, expected.str(), wan_host(true)).udp(41000, 53).build());
 }
 
+// An ICMPv6 error about an NPTv6 flow: the outer destination and the quoted
+// source go back to the inside prefix; the ICMPv6 checksum, over both, is
+// unchanged too.
+TEST_F(NatNptv6EdgeTest, ErrorAboutTranslatedFlow) {
+    nat_->nptv6(kInside64, kOutside64);
+    const Ipv6Addr lan6 = Ipv6Addr::parse(lan_host(true));
+    const std::string lan = lan6.str(), out = nptv6_map(lan6, kInside64, kOutside64).str(), wan = wan_host(true);
+    auto r = expect_nat("flow", from_lan(true, lan, wan).udp(41000, 53).payload_pattern(20).build(), lan_if(),
+                        XDP_REDIRECT, to_wan(true, out, wan).udp(41000, 53).payload_pattern(20).build());
+    Bytes sent(r.output.begin() + 14, r.output.end());
+    Bytes orig = to_wan(true, lan, wan).udp(41000, 53).payload_pattern(20).build();
+    Bytes original(orig.begin() + 14, orig.end());
+    Bytes in = from_wan(true, wan_router(true), out).icmpv6_error(3, 0, sent).build();
+    auto er = expect_nat("time exceeded", in, wan_if(), XDP_REDIRECT,
+                         to_lan(true, wan_router(true), lan).icmpv6_error(3, 0, original).build());
+    EXPECT_EQ(l4_checksum_field(er.output), l4_checksum_field(in));
+    auto inner = quoted_frame(er.output);
+    ASSERT_TRUE(inner);
+    auto report = verify_checksums(*inner);
+    EXPECT_TRUE(report.ok()) << report.describe();
+}
+
 // An interface identifier of all ones cannot absorb the adjustment: dropped
 // and counted, in both directions, nothing left behind.
 TEST_F(NatNptv6EdgeTest, UnmappableAddressIsDropped) {
