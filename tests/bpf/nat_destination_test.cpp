@@ -14,7 +14,8 @@ protected:
     void port_forward_case(bool v6);
     void add_rule(bool v6, uint8_t protocol, uint16_t port, const std::string& to, uint16_t to_port) {
         if (v6)
-            nat_->destination(untrust_, protocol, Ipv6Addr::parse(wan_addr(true)), port, Ipv6Addr::parse(to), to_port, 5);
+            nat_->destination(untrust_, protocol, Ipv6Addr::parse(wan_addr(true)), port, Ipv6Addr::parse(to), to_port,
+                              5);
         else
             nat_->destination(untrust_, protocol, Ipv4Addr::parse(wan_addr(false)), port, Ipv4Addr::parse(to), to_port,
                               5);
@@ -55,13 +56,30 @@ void NatDestinationTest::port_forward_case(bool v6) {
     expect_nat("SYN-ACK from the LAN host", synack(from_lan(v6, lan, wan), 80), lan_if(), XDP_REDIRECT,
                synack(to_wan(v6, pub, wan), 8080));
     EXPECT_EQ(stat_change(STAT_NAT_TRANSLATED), 1);
-    expect_nat("ACK with data", from_wan(v6, wan, pub).tcp(kRemotePort, 8080).seq(101).ack_seq(901).ack().payload("GET / HTTP/1.0\r\n\r\n").build(),
+    expect_nat("ACK with data",
+               from_wan(v6, wan, pub)
+                   .tcp(kRemotePort, 8080)
+                   .seq(101)
+                   .ack_seq(901)
+                   .ack()
+                   .payload("GET / HTTP/1.0\r\n\r\n")
+                   .build(),
                wan_if(), XDP_REDIRECT,
-               to_lan(v6, wan, lan).tcp(kRemotePort, 80).seq(101).ack_seq(901).ack().payload("GET / HTTP/1.0\r\n\r\n").build());
+               to_lan(v6, wan, lan)
+                   .tcp(kRemotePort, 80)
+                   .seq(101)
+                   .ack_seq(901)
+                   .ack()
+                   .payload("GET / HTTP/1.0\r\n\r\n")
+                   .build());
 }
 
-TEST_F(NatDestinationTest, Ipv4PortForward) { port_forward_case(false); }
-TEST_F(NatDestinationTest, Ipv6PortForward) { port_forward_case(true); }
+TEST_F(NatDestinationTest, Ipv4PortForward) {
+    port_forward_case(false);
+}
+TEST_F(NatDestinationTest, Ipv6PortForward) {
+    port_forward_case(true);
+}
 
 // server-in permits only the LAN host's port 80: translating to another
 // address, or to another port, must be denied. Without the rules these
@@ -70,8 +88,8 @@ TEST_F(NatDestinationTest, Ipv6PortForward) { port_forward_case(true); }
 TEST_F(NatDestinationTest, PolicySeesTheTranslatedAddress) {
     add_rule(false, proto::kTcp, 8080, "198.18.1.20", 80);
     expect_nat("to a LAN address the policy does not permit",
-               from_wan(false, wan_host(false), wan_addr(false)).tcp(kRemotePort, 8080).syn().build(), wan_if(), XDP_DROP,
-               std::nullopt);
+               from_wan(false, wan_host(false), wan_addr(false)).tcp(kRemotePort, 8080).syn().build(), wan_if(),
+               XDP_DROP, std::nullopt);
     EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_POLICY_DENY));
     EXPECT_EQ(count_entries(env_->map_fd(SLUICE_MAP_SESSIONS_V4)), 0u);
 }
@@ -88,7 +106,8 @@ TEST_F(NatDestinationTest, PolicySeesTheTranslatedPort) {
 // Without a rule, the same packet is the firewall's own (the kernel's).
 TEST_F(NatDestinationTest, WithoutARuleThePacketIsLocal) {
     expect_nat("no rule", from_wan(false, wan_host(false), wan_addr(false)).tcp(kRemotePort, 8080).syn().build(),
-               wan_if(), XDP_PASS, from_wan(false, wan_host(false), wan_addr(false)).tcp(kRemotePort, 8080).syn().build());
+               wan_if(), XDP_PASS,
+               from_wan(false, wan_host(false), wan_addr(false)).tcp(kRemotePort, 8080).syn().build());
     EXPECT_TRUE(only_drop_or_pass_counter(STAT_PASS_LOCAL));
 }
 
@@ -97,7 +116,7 @@ TEST_F(NatDestinationTest, WithoutARuleThePacketIsLocal) {
 TEST_F(NatDestinationTest, LookupOrderAndPortKeeping) {
     const bool v6 = false;
     const std::string pub = wan_addr(v6), lan = lan_host(v6), wan = wan_host(v6);
-    add_rule(v6, proto::kTcp, 8080, lan, 80);       // exact
+    add_rule(v6, proto::kTcp, 8080, lan, 80);        // exact
     add_rule(v6, proto::kTcp, 0, "198.18.1.20", 0);  // any TCP port: not permitted
     add_rule(v6, proto::kUdp, 0, lan, 0);            // any UDP port, port kept
     add_rule(v6, 0, 0, lan, 0);                      // any protocol
@@ -110,8 +129,9 @@ TEST_F(NatDestinationTest, LookupOrderAndPortKeeping) {
     EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_POLICY_DENY));
     expect_nat("UDP, port kept", from_wan(v6, wan, pub).udp(kRemotePort, 53).payload_pattern(20).build(), wan_if(),
                XDP_REDIRECT, to_lan(v6, wan, lan).udp(kRemotePort, 53).payload_pattern(20).build());
-    expect_nat("echo → the any-protocol rule", from_wan(v6, wan, pub).icmp_echo_request(0x3344, 1).payload_pattern(24).build(),
-               wan_if(), XDP_REDIRECT, to_lan(v6, wan, lan).icmp_echo_request(0x3344, 1).payload_pattern(24).build());
+    expect_nat("echo → the any-protocol rule",
+               from_wan(v6, wan, pub).icmp_echo_request(0x3344, 1).payload_pattern(24).build(), wan_if(), XDP_REDIRECT,
+               to_lan(v6, wan, lan).icmp_echo_request(0x3344, 1).payload_pattern(24).build());
     expect_nat("echo reply from the LAN host",
                from_lan(v6, lan, wan).icmp_echo_reply(0x3344, 1).payload_pattern(24).build(), lan_if(), XDP_REDIRECT,
                to_wan(v6, pub, wan).icmp_echo_reply(0x3344, 1).payload_pattern(24).build());

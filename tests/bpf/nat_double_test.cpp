@@ -94,10 +94,18 @@ void NatDoubleTest::icmp_error_case(bool v6) {
     EXPECT_EQ(f->dport, 5353);
 }
 
-TEST_F(NatDoubleTest, Ipv4PortForwardWithSourceNat) { tcp_case(false); }
-TEST_F(NatDoubleTest, Ipv6PortForwardWithSourceNat) { tcp_case(true); }
-TEST_F(NatDoubleTest, Ipv4ErrorFromServerAboutDoublyTranslatedFlow) { icmp_error_case(false); }
-TEST_F(NatDoubleTest, Ipv6ErrorFromServerAboutDoublyTranslatedFlow) { icmp_error_case(true); }
+TEST_F(NatDoubleTest, Ipv4PortForwardWithSourceNat) {
+    tcp_case(false);
+}
+TEST_F(NatDoubleTest, Ipv6PortForwardWithSourceNat) {
+    tcp_case(true);
+}
+TEST_F(NatDoubleTest, Ipv4ErrorFromServerAboutDoublyTranslatedFlow) {
+    icmp_error_case(false);
+}
+TEST_F(NatDoubleTest, Ipv6ErrorFromServerAboutDoublyTranslatedFlow) {
+    icmp_error_case(true);
+}
 
 }  // namespace
 }  // namespace sluice::test

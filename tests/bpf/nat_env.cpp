@@ -90,8 +90,8 @@ void update(int fd, const char* what, const K& k, const V& v) {
 }
 }  // namespace
 
-void NatTables::destination(uint16_t zone_in, uint8_t protocol, const Ipv4Addr& addr, uint16_t port,
-                            const Ipv4Addr& to, uint16_t to_port, uint32_t rule_id) {
+void NatTables::destination(uint16_t zone_in, uint8_t protocol, const Ipv4Addr& addr, uint16_t port, const Ipv4Addr& to,
+                            uint16_t to_port, uint32_t rule_id) {
     nat_dst_key k;
     std::memset(&k, 0, sizeof k);
     std::memcpy(k.addr, addr.bytes.data(), 4);
@@ -108,8 +108,8 @@ void NatTables::destination(uint16_t zone_in, uint8_t protocol, const Ipv4Addr& 
     update(fd(SLUICE_MAP_NAT_DST), "nat_dst", k, v);
 }
 
-void NatTables::destination(uint16_t zone_in, uint8_t protocol, const Ipv6Addr& addr, uint16_t port,
-                            const Ipv6Addr& to, uint16_t to_port, uint32_t rule_id) {
+void NatTables::destination(uint16_t zone_in, uint8_t protocol, const Ipv6Addr& addr, uint16_t port, const Ipv6Addr& to,
+                            uint16_t to_port, uint32_t rule_id) {
     nat_dst_key k;
     std::memset(&k, 0, sizeof k);
     std::memcpy(k.addr, addr.bytes.data(), 16);
@@ -126,8 +126,7 @@ void NatTables::destination(uint16_t zone_in, uint8_t protocol, const Ipv6Addr& 
     update(fd(SLUICE_MAP_NAT_DST), "nat_dst", k, v);
 }
 
-void NatTables::prefix_rule(bool inbound, const NatPrefix& from, const NatPrefix& to, uint8_t kind,
-                            uint32_t rule_id) {
+void NatTables::prefix_rule(bool inbound, const NatPrefix& from, const NatPrefix& to, uint8_t kind, uint32_t rule_id) {
     EXPECT_EQ(from.family, to.family);
     EXPECT_EQ(from.len, to.len);
     nat_prefix_value v;
@@ -263,8 +262,8 @@ void NatTables::pool(uint16_t index, const NatPoolSpec& spec) {
     update(fd(SLUICE_MAP_NAT_POOLS), "nat_pools", slot, p);
 }
 
-void NatTables::ifaddr(uint32_t ifindex, std::optional<Ipv4Addr> v4, std::optional<Ipv6Addr> v6,
-                       uint16_t port_first, uint16_t port_last) {
+void NatTables::ifaddr(uint32_t ifindex, std::optional<Ipv4Addr> v4, std::optional<Ipv6Addr> v6, uint16_t port_first,
+                       uint16_t port_last) {
     nat_ifaddr a;
     std::memset(&a, 0, sizeof a);
     if (v4) {
@@ -309,7 +308,9 @@ std::optional<nat_port_value> NatTables::reservation(const Ipv6Addr& addr, uint1
     return lookup_port(fd(SLUICE_MAP_NAT_PORTS), k);
 }
 
-size_t NatTables::reservations() const { return count_entries(fd(SLUICE_MAP_NAT_PORTS)); }
+size_t NatTables::reservations() const {
+    return count_entries(fd(SLUICE_MAP_NAT_PORTS));
+}
 
 // ------------------------------------------------------- independent checks
 
@@ -352,7 +353,9 @@ std::optional<L4Where> l4_where(const Bytes& f) {
     return w;
 }
 
-size_t checksum_offset(uint8_t proto) { return proto == proto::kTcp ? 16 : proto == proto::kUdp ? 6 : 2; }
+size_t checksum_offset(uint8_t proto) {
+    return proto == proto::kTcp ? 16 : proto == proto::kUdp ? 6 : 2;
+}
 }  // namespace
 
 uint16_t pseudo_header_sum(const Bytes& f) {
@@ -389,8 +392,8 @@ Ipv6Addr nptv6_map(const Ipv6Addr& addr, const NatPrefix& inside, const NatPrefi
     // Section 3.1: the checksum (one's-complement sum) of each prefix, both
     // extended with zeros; section 3.2: the adjustment is their difference.
     auto in_net = network_of(inside), out_net = network_of(outside);
-    uint32_t adj = static_cast<uint32_t>(ones_sum(in_net.data(), 16)) +
-                   static_cast<uint16_t>(~ones_sum(out_net.data(), 16));
+    uint32_t adj =
+        static_cast<uint32_t>(ones_sum(in_net.data(), 16)) + static_cast<uint16_t>(~ones_sum(out_net.data(), 16));
     while (adj >> 16) adj = (adj & 0xffff) + (adj >> 16);
     Ipv6Addr out = addr;
     for (unsigned bit = 0; bit < outside.len; ++bit) {
@@ -456,7 +459,9 @@ Result<TcRunResult> run_tc(int prog_fd, const Bytes& frame, uint32_t ifindex) {
 
 // ------------------------------------------------------------------ flows
 
-const char* l4_name(L4Kind k) { return k == L4Kind::tcp ? "tcp" : k == L4Kind::udp ? "udp" : "echo"; }
+const char* l4_name(L4Kind k) {
+    return k == L4Kind::tcp ? "tcp" : k == L4Kind::udp ? "udp" : "echo";
+}
 
 uint8_t l4_protocol(L4Kind k, bool v6) {
     if (k == L4Kind::tcp) return proto::kTcp;
@@ -466,8 +471,10 @@ uint8_t l4_protocol(L4Kind k, bool v6) {
 
 Bytes request(PacketBuilder b, L4Kind k, bool v6, uint16_t cport, uint16_t sport) {
     switch (k) {
-        case L4Kind::tcp: return b.tcp(cport, sport).seq(1000).syn().window(64240).build();
-        case L4Kind::udp: return b.udp(cport, sport).payload_pattern(37, 0x41).build();
+        case L4Kind::tcp:
+            return b.tcp(cport, sport).seq(1000).syn().window(64240).build();
+        case L4Kind::udp:
+            return b.udp(cport, sport).payload_pattern(37, 0x41).build();
         case L4Kind::echo:
             return (v6 ? b.icmpv6_echo_request(cport, 7) : b.icmp_echo_request(cport, 7)).payload_pattern(56).build();
     }
@@ -476,8 +483,10 @@ Bytes request(PacketBuilder b, L4Kind k, bool v6, uint16_t cport, uint16_t sport
 
 Bytes response(PacketBuilder b, L4Kind k, bool v6, uint16_t sport, uint16_t cport) {
     switch (k) {
-        case L4Kind::tcp: return b.tcp(sport, cport).seq(7000).ack_seq(1001).syn().ack().window(65160).build();
-        case L4Kind::udp: return b.udp(sport, cport).payload_pattern(61, 0x90).build();
+        case L4Kind::tcp:
+            return b.tcp(sport, cport).seq(7000).ack_seq(1001).syn().ack().window(65160).build();
+        case L4Kind::udp:
+            return b.udp(sport, cport).payload_pattern(61, 0x90).build();
         case L4Kind::echo:
             return (v6 ? b.icmpv6_echo_reply(cport, 7) : b.icmp_echo_reply(cport, 7)).payload_pattern(56).build();
     }

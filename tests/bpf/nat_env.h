@@ -66,10 +66,10 @@ public:
 
     // nat.destination: (zone, protocol, address, port) → (address, port).
     // protocol 0 = any (then port must be 0); port 0 = any port; to_port 0 = keep.
-    void destination(uint16_t zone_in, uint8_t protocol, const Ipv4Addr& addr, uint16_t port,
-                     const Ipv4Addr& to, uint16_t to_port, uint32_t rule_id = 0);
-    void destination(uint16_t zone_in, uint8_t protocol, const Ipv6Addr& addr, uint16_t port,
-                     const Ipv6Addr& to, uint16_t to_port, uint32_t rule_id = 0);
+    void destination(uint16_t zone_in, uint8_t protocol, const Ipv4Addr& addr, uint16_t port, const Ipv4Addr& to,
+                     uint16_t to_port, uint32_t rule_id = 0);
+    void destination(uint16_t zone_in, uint8_t protocol, const Ipv6Addr& addr, uint16_t port, const Ipv6Addr& to,
+                     uint16_t to_port, uint32_t rule_id = 0);
 
     // nat.static (both directions) and nat.nptv6: inside/outside of equal length.
     void static_map(const NatPrefix& inside, const NatPrefix& outside, uint32_t rule_id = 0);
@@ -89,8 +89,8 @@ public:
     void pool(uint16_t index, const NatPoolSpec& spec);
 
     // nat_ifaddrs: the address interface source NAT uses on ifindex.
-    void ifaddr(uint32_t ifindex, std::optional<Ipv4Addr> v4, std::optional<Ipv6Addr> v6,
-                uint16_t port_first, uint16_t port_last);
+    void ifaddr(uint32_t ifindex, std::optional<Ipv4Addr> v4, std::optional<Ipv6Addr> v6, uint16_t port_first,
+                uint16_t port_last);
 
     // nat_ports.
     std::optional<nat_port_value> reservation(const Ipv4Addr& addr, uint16_t port, uint8_t protocol) const;
@@ -101,8 +101,7 @@ private:
     void prefix_rule(bool inbound, const NatPrefix& from, const NatPrefix& to, uint8_t kind, uint32_t rule_id);
     void source_rule(int bit, uint16_t from_zone, uint16_t to_zone, const nat_source_rule& rule,
                      const std::vector<NatPrefix>& sources, const std::vector<NatPrefix>& destinations);
-    void write_rule_bits(const char* map, std::map<NatPrefix, uint64_t>& table, const NatPrefix& p,
-                         uint64_t bit);
+    void write_rule_bits(const char* map, std::map<NatPrefix, uint64_t>& table, const NatPrefix& p, uint64_t bit);
     int fd(const char* name) const;
 
     const DatapathEnv& env_;
@@ -197,6 +196,8 @@ protected:
 // An address held in __be32[4] (IPv4 in word 0) as text.
 std::string addr_text(const __be32* a, bool v6);
 // A host-order port held in network order.
-inline uint16_t port_of(__be16 p) { return static_cast<uint16_t>((p & 0xff) << 8 | p >> 8); }
+inline uint16_t port_of(__be16 p) {
+    return static_cast<uint16_t>((p & 0xff) << 8 | p >> 8);
+}
 
 }  // namespace sluice::test

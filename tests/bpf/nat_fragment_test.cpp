@@ -74,8 +74,12 @@ void NatFragmentTest::fragments_case(bool v6) {
                later(to_lan(v6, wan, lan), v6, back_out));
 }
 
-TEST_F(NatFragmentTest, Ipv4SourceNatFragments) { fragments_case(false); }
-TEST_F(NatFragmentTest, Ipv6SourceNatFragments) { fragments_case(true); }
+TEST_F(NatFragmentTest, Ipv4SourceNatFragments) {
+    fragments_case(false);
+}
+TEST_F(NatFragmentTest, Ipv6SourceNatFragments) {
+    fragments_case(true);
+}
 
 }  // namespace
 }  // namespace sluice::test

@@ -17,18 +17,22 @@ namespace {
 constexpr uint16_t kPortFirst = 20000, kPortLast = 29999;
 constexpr uint16_t kClientPort = 40003;
 
-Bytes strip_eth(const Bytes& frame) { return Bytes(frame.begin() + 14, frame.end()); }
+Bytes strip_eth(const Bytes& frame) {
+    return Bytes(frame.begin() + 14, frame.end());
+}
 
 struct ErrCase {
     const char* name;
     bool v6;
     L4Kind kind;
-    bool from_router;   // time exceeded etc. from a router; else from the WAN host
+    bool from_router;  // time exceeded etc. from a router; else from the WAN host
     uint8_t type, code;
     uint32_t rest;
-    size_t quote_len;   // 0: the whole packet
+    size_t quote_len;  // 0: the whole packet
 };
-void PrintTo(const ErrCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const ErrCase& c, std::ostream* os) {
+    *os << c.name;
+}
 
 // The error's own checks: everything verifies, the quoted packet parses to
 // (src, sport) → (dst, dport) and its checksums verify.
@@ -81,7 +85,10 @@ TEST_P(NatIcmpErrorTest, ErrorAboutSourceNatFlowIsTranslatedInsideAndOut) {
     // The flow; a router error quotes it with the TTL it arrived with (1).
     const uint8_t ttl = c.from_router ? 2 : 64;
     auto lan_b = from_lan(v6, lan, wan);
-    if (v6) lan_b.hop_limit(ttl); else lan_b.ttl(ttl);
+    if (v6)
+        lan_b.hop_limit(ttl);
+    else
+        lan_b.ttl(ttl);
     auto r = run(request(lan_b, c.kind, v6, kClientPort, sport), lan_if());
     ASSERT_EQ(xdp_verdict_name(r.retval), "XDP_REDIRECT") << describe_delta(stats_delta());
     const uint16_t port = frame_sport(r.output);
@@ -91,14 +98,18 @@ TEST_P(NatIcmpErrorTest, ErrorAboutSourceNatFlowIsTranslatedInsideAndOut) {
     Bytes sent = strip_eth(r.output);
     PacketBuilder orig_b;
     orig_b.eth(wan_mac(), kWanHostMac);
-    if (v6) orig_b.ipv6(lan, wan).hop_limit(ttl - 1); else orig_b.ipv4(lan, wan).ttl(ttl - 1);
+    if (v6)
+        orig_b.ipv6(lan, wan).hop_limit(ttl - 1);
+    else
+        orig_b.ipv4(lan, wan).ttl(ttl - 1);
     Bytes original = strip_eth(request(orig_b, c.kind, v6, kClientPort, sport));
     ASSERT_EQ(sent.size(), original.size());
     Bytes quoted_in = c.quote_len ? quote(sent, c.quote_len) : sent;
     Bytes quoted_out = c.quote_len ? quote(original, c.quote_len) : original;
 
     auto error = [&](PacketBuilder b, const Bytes& quoted) {
-        return (v6 ? b.icmpv6_error(c.type, c.code, quoted, c.rest) : b.icmp_error(c.type, c.code, quoted, c.rest)).build();
+        return (v6 ? b.icmpv6_error(c.type, c.code, quoted, c.rest) : b.icmp_error(c.type, c.code, quoted, c.rest))
+            .build();
     };
     snapshot_stats();
     auto er = expect_nat(c.name, error(from_wan(v6, origin, nat), quoted_in), wan_if(), XDP_REDIRECT,
@@ -111,20 +122,19 @@ TEST_P(NatIcmpErrorTest, ErrorAboutSourceNatFlowIsTranslatedInsideAndOut) {
 
 INSTANTIATE_TEST_SUITE_P(
     Nat, NatIcmpErrorTest,
-    ::testing::Values(
-        ErrCase{"ipv4_udp_time_exceeded_from_router", false, L4Kind::udp, true, 11, 0, 0, 0},
-        ErrCase{"ipv4_udp_time_exceeded_quote_28", false, L4Kind::udp, true, 11, 0, 0, 28},
-        ErrCase{"ipv4_udp_port_unreachable_from_host", false, L4Kind::udp, false, 3, 3, 0, 0},
-        ErrCase{"ipv4_udp_frag_needed_from_router", false, L4Kind::udp, true, 3, 4, 1400, 0},
-        ErrCase{"ipv4_tcp_time_exceeded_from_router", false, L4Kind::tcp, true, 11, 0, 0, 0},
-        ErrCase{"ipv4_tcp_time_exceeded_quote_28", false, L4Kind::tcp, true, 11, 0, 0, 28},
-        ErrCase{"ipv4_tcp_port_unreachable_from_host", false, L4Kind::tcp, false, 3, 3, 0, 0},
-        ErrCase{"ipv4_echo_time_exceeded_from_router", false, L4Kind::echo, true, 11, 0, 0, 0},
-        ErrCase{"ipv6_udp_time_exceeded_from_router", true, L4Kind::udp, true, 3, 0, 0, 0},
-        ErrCase{"ipv6_udp_port_unreachable_from_host", true, L4Kind::udp, false, 1, 4, 0, 0},
-        ErrCase{"ipv6_udp_packet_too_big_from_router", true, L4Kind::udp, true, 2, 0, 1280, 0},
-        ErrCase{"ipv6_tcp_time_exceeded_from_router", true, L4Kind::tcp, true, 3, 0, 0, 0},
-        ErrCase{"ipv6_echo_time_exceeded_from_router", true, L4Kind::echo, true, 3, 0, 0, 0}),
+    ::testing::Values(ErrCase{"ipv4_udp_time_exceeded_from_router", false, L4Kind::udp, true, 11, 0, 0, 0},
+                      ErrCase{"ipv4_udp_time_exceeded_quote_28", false, L4Kind::udp, true, 11, 0, 0, 28},
+                      ErrCase{"ipv4_udp_port_unreachable_from_host", false, L4Kind::udp, false, 3, 3, 0, 0},
+                      ErrCase{"ipv4_udp_frag_needed_from_router", false, L4Kind::udp, true, 3, 4, 1400, 0},
+                      ErrCase{"ipv4_tcp_time_exceeded_from_router", false, L4Kind::tcp, true, 11, 0, 0, 0},
+                      ErrCase{"ipv4_tcp_time_exceeded_quote_28", false, L4Kind::tcp, true, 11, 0, 0, 28},
+                      ErrCase{"ipv4_tcp_port_unreachable_from_host", false, L4Kind::tcp, false, 3, 3, 0, 0},
+                      ErrCase{"ipv4_echo_time_exceeded_from_router", false, L4Kind::echo, true, 11, 0, 0, 0},
+                      ErrCase{"ipv6_udp_time_exceeded_from_router", true, L4Kind::udp, true, 3, 0, 0, 0},
+                      ErrCase{"ipv6_udp_port_unreachable_from_host", true, L4Kind::udp, false, 1, 4, 0, 0},
+                      ErrCase{"ipv6_udp_packet_too_big_from_router", true, L4Kind::udp, true, 2, 0, 1280, 0},
+                      ErrCase{"ipv6_tcp_time_exceeded_from_router", true, L4Kind::tcp, true, 3, 0, 0, 0},
+                      ErrCase{"ipv6_echo_time_exceeded_from_router", true, L4Kind::echo, true, 3, 0, 0, 0}),
     [](const ::testing::TestParamInfo<ErrCase>& info) { return std::string(info.param.name); });
 
 // The other way: the LAN host refuses the (translated back) answer of its own
@@ -142,7 +152,7 @@ protected:
         const uint16_t port = frame_sport(r.output);
         auto ar = expect_nat("answer", response(from_wan(v6, wan, nat), L4Kind::udp, v6, 53, port), wan_if(),
                              XDP_REDIRECT, response(to_lan(v6, wan, lan), L4Kind::udp, v6, 53, kClientPort));
-        Bytes received = strip_eth(ar.output);                                                  // W:53 → L:client
+        Bytes received = strip_eth(ar.output);                                                 // W:53 → L:client
         Bytes as_sent = strip_eth(response(to_lan(v6, wan, nat), L4Kind::udp, v6, 53, port));  // W:53 → N:port
         auto error = [&](PacketBuilder b, const Bytes& quoted) {
             return (v6 ? b.icmpv6_error(1, 4, quoted) : b.icmp_error(3, 3, quoted)).build();
@@ -155,8 +165,12 @@ protected:
     }
 };
 
-TEST_F(NatIcmpErrorOutboundTest, Ipv4ErrorFromLanHostAboutTheAnswer) { outbound_case(false); }
-TEST_F(NatIcmpErrorOutboundTest, Ipv6ErrorFromLanHostAboutTheAnswer) { outbound_case(true); }
+TEST_F(NatIcmpErrorOutboundTest, Ipv4ErrorFromLanHostAboutTheAnswer) {
+    outbound_case(false);
+}
+TEST_F(NatIcmpErrorOutboundTest, Ipv6ErrorFromLanHostAboutTheAnswer) {
+    outbound_case(true);
+}
 
 // Destination NAT: public UDP port 5353 on wan0's address → the LAN host's 53.
 class NatIcmpErrorDnatTest : public NatTest {
@@ -182,12 +196,12 @@ void NatIcmpErrorDnatTest::dnat_case(bool v6) {
     //    translated query, going out. Outside it must be about the public port,
     //    from the public address.
     {
-        Bytes received = strip_eth(r.output);                           // W:41000 → L:53, as the server got it
-        Bytes as_sent = strip_eth(query(to_lan(v6, wan, pub), 5353));   // W:41000 → P:5353
+        Bytes received = strip_eth(r.output);                          // W:41000 → L:53, as the server got it
+        Bytes as_sent = strip_eth(query(to_lan(v6, wan, pub), 5353));  // W:41000 → P:5353
         snapshot_stats();
-        auto er = expect_nat("port unreachable from the inside server",
-                             error(from_lan(v6, lan, wan), 3, 3, 1, 4, received), lan_if(), XDP_REDIRECT,
-                             error(to_wan(v6, pub, wan), 3, 3, 1, 4, as_sent));
+        auto er =
+            expect_nat("port unreachable from the inside server", error(from_lan(v6, lan, wan), 3, 3, 1, 4, received),
+                       lan_if(), XDP_REDIRECT, error(to_wan(v6, pub, wan), 3, 3, 1, 4, as_sent));
         EXPECT_EQ(stat_change(STAT_NAT_ICMP_ERROR), 1);
         check_quoted(er.output, v6, wan, 41000, pub, 5353, true);
     }
@@ -197,7 +211,7 @@ void NatIcmpErrorDnatTest::dnat_case(bool v6) {
     {
         auto ar = expect_nat("answer", answer(from_lan(v6, lan, wan), 53), lan_if(), XDP_REDIRECT,
                              answer(to_wan(v6, pub, wan), 5353));
-        Bytes received = strip_eth(ar.output);                        // P:5353 → W:41000
+        Bytes received = strip_eth(ar.output);                         // P:5353 → W:41000
         Bytes original = strip_eth(answer(to_wan(v6, lan, wan), 53));  // L:53 → W:41000
         snapshot_stats();
         auto er = expect_nat("time exceeded from a WAN router about the answer",
@@ -208,8 +222,12 @@ void NatIcmpErrorDnatTest::dnat_case(bool v6) {
     }
 }
 
-TEST_F(NatIcmpErrorDnatTest, Ipv4ErrorsAboutPortForward) { dnat_case(false); }
-TEST_F(NatIcmpErrorDnatTest, Ipv6ErrorsAboutPortForward) { dnat_case(true); }
+TEST_F(NatIcmpErrorDnatTest, Ipv4ErrorsAboutPortForward) {
+    dnat_case(false);
+}
+TEST_F(NatIcmpErrorDnatTest, Ipv6ErrorsAboutPortForward) {
+    dnat_case(true);
+}
 
 // An error to the translated address quoting a port no flow holds is not
 // rewritten: it is the firewall's own (the kernel's) business.

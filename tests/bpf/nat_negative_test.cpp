@@ -54,9 +54,9 @@ TEST_F(NatNegativeTest, InterfaceWithoutAnAddressOfTheFlowsFamilyDrops) {
 
 TEST_F(NatNegativeTest, NoRuleMatchesTheSource) {
     nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), 20000, 29999);
-    nat_->source_interface(0, trust_, untrust_,
-                           {NatPrefix::v4(Ipv4Addr::parse("198.18.1.128"), 25),
-                            NatPrefix::v6(Ipv6Addr::parse("2001:2:0:1:8000::"), 65)});
+    nat_->source_interface(
+        0, trust_, untrust_,
+        {NatPrefix::v4(Ipv4Addr::parse("198.18.1.128"), 25), NatPrefix::v6(Ipv6Addr::parse("2001:2:0:1:8000::"), 65)});
     expect_untouched("IPv4 source outside the rule's prefix", false, lan_host(false));
     expect_untouched("IPv6 source outside the rule's prefix", true, lan_host(true));
     // ... while a source inside it is translated.
@@ -67,9 +67,9 @@ TEST_F(NatNegativeTest, NoRuleMatchesTheSource) {
 
 TEST_F(NatNegativeTest, NoRuleMatchesTheDestination) {
     nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), 20000, 29999);
-    nat_->source_interface(0, trust_, untrust_, {NatPrefix::any4(), NatPrefix::any6()},
-                           {NatPrefix::v4(Ipv4Addr::parse("198.19.0.0"), 16),
-                            NatPrefix::v6(Ipv6Addr::parse("2001:2:0:f000::"), 52)});
+    nat_->source_interface(
+        0, trust_, untrust_, {NatPrefix::any4(), NatPrefix::any6()},
+        {NatPrefix::v4(Ipv4Addr::parse("198.19.0.0"), 16), NatPrefix::v6(Ipv6Addr::parse("2001:2:0:f000::"), 52)});
     expect_untouched("IPv4 destination outside the rule's", false, lan_host(false));
     expect_untouched("IPv6 destination outside the rule's", true, lan_host(true));
 }
@@ -85,7 +85,8 @@ TEST_F(NatNegativeTest, InactiveGenerationDoesNotApply) {
     nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), 20000, 29999);
     nat_->use_generation(nat_->generation() ^ 1);
     nat_->source_interface(0, trust_, untrust_);
-    nat_->static_map(NatPrefix::v6(Ipv6Addr::parse(lan_host(true))), NatPrefix::v6(Ipv6Addr::parse("2001:2:0:100::50")));
+    nat_->static_map(NatPrefix::v6(Ipv6Addr::parse(lan_host(true))),
+                     NatPrefix::v6(Ipv6Addr::parse("2001:2:0:100::50")));
     nat_->destination(untrust_, proto::kTcp, Ipv4Addr::parse(wan_addr(false)), 8080, Ipv4Addr::parse(lan_host(false)),
                       80);
     expect_untouched("IPv4 source rule of the other generation", false, lan_host(false));
@@ -124,7 +125,8 @@ TEST_F(NatNegativeTest, TranslatedTupleInUseIsRefused) {
     EXPECT_EQ(count_entries(env_->map_fd(SLUICE_MAP_SESSIONS_V4)), 2u);
     auto reply = session(false, wan, "198.18.100.50", 53, 41000, proto::kUdp);
     ASSERT_TRUE(reply);
-    EXPECT_EQ(addr_text(reply->nat.new_dst_addr, false), lan_host(false)) << "the first flow's reply entry was replaced";
+    EXPECT_EQ(addr_text(reply->nat.new_dst_addr, false), lan_host(false))
+        << "the first flow's reply entry was replaced";
     auto answer = [](PacketBuilder b) { return b.udp(53, 41000).payload_pattern(40).build(); };
     expect_nat("first flow's reply", answer(from_wan(false, wan, "198.18.100.50")), wan_if(), XDP_REDIRECT,
                answer(to_lan(false, wan, lan_host(false))));
@@ -139,8 +141,8 @@ TEST_F(NatNegativeTest, SourceNatTupleTakenByPortForwardIsRefusedAndReleased) {
     nat_->destination(untrust_, proto::kUdp, Ipv4Addr::parse(nat), 20000, Ipv4Addr::parse(lan), 53);
     nat_->source_interface(0, trust_, untrust_);
     nat_->ifaddr(wan_if(), Ipv4Addr::parse(nat), std::nullopt, 20000, 20000);
-    expect_nat("port-forwarded query from W:53", from_wan(false, wan, nat).udp(53, 20000).build(), wan_if(), XDP_REDIRECT,
-               to_lan(false, wan, lan).udp(53, 53).build());
+    expect_nat("port-forwarded query from W:53", from_wan(false, wan, nat).udp(53, 20000).build(), wan_if(),
+               XDP_REDIRECT, to_lan(false, wan, lan).udp(53, 53).build());
     snapshot_stats();
     expect_nat("LAN host to W:53, would be N:20000", from_lan(false, lan, wan).udp(41000, 53).build(), lan_if(),
                XDP_DROP, std::nullopt);
@@ -180,8 +182,8 @@ TEST_F(NatNegativeTest, LowestMatchingSourceRuleWins) {
     auto held = nat_->reservation(Ipv4Addr::parse("198.18.100.90"), f->sport, proto::kUdp);
     ASSERT_TRUE(held);
     EXPECT_EQ(held->rule_id, 10u);
-    r = expect_nat("other host → rule 1", from_lan(false, "198.18.1.11", wan_host(false)).udp(41000, 53).build(), lan_if(),
-                   XDP_REDIRECT, std::nullopt);
+    r = expect_nat("other host → rule 1", from_lan(false, "198.18.1.11", wan_host(false)).udp(41000, 53).build(),
+                   lan_if(), XDP_REDIRECT, std::nullopt);
     f = parse_frame(r.output);
     ASSERT_TRUE(f);
     EXPECT_EQ(f->src_ip, wan_addr(false));

@@ -17,13 +17,17 @@ const NatPrefix kOutside64 = NatPrefix::v6(Ipv6Addr::parse("2001:2:0:200::"), 64
 const NatPrefix kInside56 = NatPrefix::v6(Ipv6Addr::parse("2001:2::"), 56);
 const NatPrefix kOutside56 = NatPrefix::v6(Ipv6Addr::parse("2001:2:0:4200::"), 56);
 
-uint16_t addr_sum(const Ipv6Addr& a) { return ones_sum(a.bytes.data(), 16); }
+uint16_t addr_sum(const Ipv6Addr& a) {
+    return ones_sum(a.bytes.data(), 16);
+}
 
 struct NptCase {
     const char* name;
     NatPrefix inside, outside;
 };
-void PrintTo(const NptCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const NptCase& c, std::ostream* os) {
+    *os << c.name;
+}
 
 class NatNptv6Test : public NatTest, public ::testing::WithParamInterface<NptCase> {};
 
@@ -41,7 +45,8 @@ TEST_P(NatNptv6Test, PrefixTranslatedBothWaysChecksumNeutral) {
         SCOPED_TRACE(l4_name(kind));
         const uint16_t sport = kind == L4Kind::tcp ? 80 : kind == L4Kind::udp ? 53 : 0;
         Bytes in = request(from_lan(true, lan, wan), kind, true, 41000, sport);
-        auto r = expect_nat("outbound", in, lan_if(), XDP_REDIRECT, request(to_wan(true, out, wan), kind, true, 41000, sport));
+        auto r = expect_nat("outbound", in, lan_if(), XDP_REDIRECT,
+                            request(to_wan(true, out, wan), kind, true, 41000, sport));
         EXPECT_EQ(l4_checksum_field(r.output), l4_checksum_field(in)) << "NPTv6 must not touch the L4 checksum";
         auto s = session(true, lan, wan, request_ports(kind, 41000, sport).first,
                          request_ports(kind, 41000, sport).second, l4_protocol(kind, true));
@@ -49,7 +54,8 @@ TEST_P(NatNptv6Test, PrefixTranslatedBothWaysChecksumNeutral) {
         EXPECT_EQ(s->nat.flags, SESSION_NAT_SRC);
         // The reply goes back to the inside address.
         Bytes back = response(from_wan(true, wan, out), kind, true, sport, 41000);
-        auto rr = expect_nat("reply", back, wan_if(), XDP_REDIRECT, response(to_lan(true, wan, lan), kind, true, sport, 41000));
+        auto rr = expect_nat("reply", back, wan_if(), XDP_REDIRECT,
+                             response(to_lan(true, wan, lan), kind, true, sport, 41000));
         EXPECT_EQ(l4_checksum_field(rr.output), l4_checksum_field(back));
     }
     EXPECT_EQ(nat_->reservations(), 0u) << "NPTv6 holds no ports";
@@ -100,7 +106,8 @@ TEST_F(NatNptv6EdgeTest, AdjustedAllOnesBecomesZero) {
     const Ipv6Addr expected = Ipv6Addr::parse("2001:2:0:200::10");  // word 4: 0x0000, not 0xffff
     EXPECT_EQ(nptv6_map(src, kInside64, kOutside64).str(), expected.str());
     Bytes in = from_lan(true, src.str(), wan_host(true)).udp(41000, 53).build();
-    expect_nat("outbound", in, lan_if(), XDP_REDIRECT, to_wan(true, expected.str(), wan_host(true)).udp(41000, 53).build());
+    expect_nat("outbound", in, lan_if(), XDP_REDIRECT,
+               to_wan(true, expected.str(), wan_host(true)).udp(41000, 53).build());
 }
 
 // An ICMPv6 error about an NPTv6 flow: the outer destination and the quoted

@@ -17,7 +17,9 @@ struct PartialCase {
     bool v6;
     L4Kind kind;
 };
-void PrintTo(const PartialCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const PartialCase& c, std::ostream* os) {
+    *os << c.name;
+}
 
 // The L4 layer of the flow's packets; `fwd` = client → server.
 PacketBuilder& l4(PacketBuilder& b, L4Kind kind, bool fwd, uint16_t cport, uint16_t sport) {
@@ -94,12 +96,11 @@ TEST_P(NatPartialChecksumTest, CompleteChecksumStaysComplete) {
     EXPECT_EQ(r.output, expected) << hex_diff(expected, r.output);
 }
 
-INSTANTIATE_TEST_SUITE_P(Nat, NatPartialChecksumTest,
-                         ::testing::Values(PartialCase{"ipv4_tcp", false, L4Kind::tcp},
-                                           PartialCase{"ipv4_udp", false, L4Kind::udp},
-                                           PartialCase{"ipv6_tcp", true, L4Kind::tcp},
-                                           PartialCase{"ipv6_udp", true, L4Kind::udp}),
-                         [](const ::testing::TestParamInfo<PartialCase>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(
+    Nat, NatPartialChecksumTest,
+    ::testing::Values(PartialCase{"ipv4_tcp", false, L4Kind::tcp}, PartialCase{"ipv4_udp", false, L4Kind::udp},
+                      PartialCase{"ipv6_tcp", true, L4Kind::tcp}, PartialCase{"ipv6_udp", true, L4Kind::udp}),
+    [](const ::testing::TestParamInfo<PartialCase>& info) { return std::string(info.param.name); });
 
 // Destination NAT changes the destination port too; partial input still
 // leaves with only the pseudo-header sum.
@@ -108,10 +109,11 @@ class NatPartialChecksumDnatTest : public NatTest {};
 TEST_F(NatPartialChecksumDnatTest, PortForwardWithPartialChecksum) {
     nat_->destination(untrust_, proto::kUdp, Ipv4Addr::parse(wan_addr(false)), 5353, Ipv4Addr::parse(lan_host(false)),
                       53);
-    Bytes in = partial(std::move(from_wan(false, wan_host(false), wan_addr(false)).udp(41000, 5353).payload_pattern(33)));
-    auto r = expect_nat("partial, port forward", in, wan_if(), XDP_REDIRECT,
-                        partial(std::move(to_lan(false, wan_host(false), lan_host(false)).udp(41000, 53).payload_pattern(33))),
-                        false);
+    Bytes in =
+        partial(std::move(from_wan(false, wan_host(false), wan_addr(false)).udp(41000, 5353).payload_pattern(33)));
+    auto r = expect_nat(
+        "partial, port forward", in, wan_if(), XDP_REDIRECT,
+        partial(std::move(to_lan(false, wan_host(false), lan_host(false)).udp(41000, 53).payload_pattern(33))), false);
     auto report = verify_checksums(complete_partial_checksum(r.output));
     EXPECT_TRUE(report.ok()) << report.describe();
 }

@@ -111,8 +111,7 @@ TEST_P(NatPortExhaustionTest, FifthFlowIsDroppedAndCounted) {
     EXPECT_EQ(nat_->reservations(), 4u);
 
     snapshot_stats();
-    expect_nat("fifth flow", request(from_lan(v6, lan, wan), kind, v6, 41004, sport), lan_if(), XDP_DROP,
-               std::nullopt);
+    expect_nat("fifth flow", request(from_lan(v6, lan, wan), kind, v6, 41004, sport), lan_if(), XDP_DROP, std::nullopt);
     EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_NAT_PORTS_EXHAUSTED));
     EXPECT_EQ(stat_change(STAT_SESSION_CREATED), 0);
     EXPECT_EQ(nat_->reservations(), 4u);
@@ -124,8 +123,8 @@ TEST_P(NatPortExhaustionTest, FifthFlowIsDroppedAndCounted) {
     Bytes next_in, next_out;
     if (kind == L4Kind::tcp) {
         // Its SYN-ACK first, then an ACK.
-        expect_nat("first flow's SYN-ACK", response(from_wan(v6, wan, pool_addr), kind, v6, sport, first_port), wan_if(),
-                   XDP_REDIRECT, response(to_lan(v6, wan, lan), kind, v6, sport, 41000));
+        expect_nat("first flow's SYN-ACK", response(from_wan(v6, wan, pool_addr), kind, v6, sport, first_port),
+                   wan_if(), XDP_REDIRECT, response(to_lan(v6, wan, lan), kind, v6, sport, 41000));
         next_in = from_lan(v6, lan, wan).tcp(41000, sport).seq(1001).ack_seq(7001).ack().build();
         next_out = to_wan(v6, pool_addr, wan).tcp(first_port, sport).seq(1001).ack_seq(7001).ack().build();
     } else {

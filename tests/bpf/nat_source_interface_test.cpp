@@ -15,9 +15,13 @@ struct SnatCase {
     bool v6;
     L4Kind kind;
 };
-void PrintTo(const SnatCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const SnatCase& c, std::ostream* os) {
+    *os << c.name;
+}
 
-uint16_t server_port(L4Kind k) { return k == L4Kind::tcp ? 80 : k == L4Kind::udp ? 53 : 0; }
+uint16_t server_port(L4Kind k) {
+    return k == L4Kind::tcp ? 80 : k == L4Kind::udp ? 53 : 0;
+}
 
 class NatSourceInterfaceTest : public NatTest, public ::testing::WithParamInterface<SnatCase> {};
 
@@ -28,8 +32,7 @@ TEST_P(NatSourceInterfaceTest, TranslatesToInterfaceAddressAndBack) {
     const uint16_t sport = server_port(c.kind);
     const std::string lan = lan_host(v6), wan = wan_host(v6), nat = wan_addr(v6);
     nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst,
-                 kPortLast);
+    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst, kPortLast);
 
     // First packet: translated source, random port in range.
     Bytes in = request(from_lan(v6, lan, wan), c.kind, v6, kClientPort, sport);
@@ -96,14 +99,12 @@ TEST_P(NatSourceInterfaceTest, TranslatesToInterfaceAddressAndBack) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Nat, NatSourceInterfaceTest,
-                         ::testing::Values(SnatCase{"ipv4_tcp", false, L4Kind::tcp},
-                                           SnatCase{"ipv4_udp", false, L4Kind::udp},
-                                           SnatCase{"ipv4_icmp_echo", false, L4Kind::echo},
-                                           SnatCase{"ipv6_tcp", true, L4Kind::tcp},
-                                           SnatCase{"ipv6_udp", true, L4Kind::udp},
-                                           SnatCase{"ipv6_icmpv6_echo", true, L4Kind::echo}),
-                         [](const ::testing::TestParamInfo<SnatCase>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(
+    Nat, NatSourceInterfaceTest,
+    ::testing::Values(SnatCase{"ipv4_tcp", false, L4Kind::tcp}, SnatCase{"ipv4_udp", false, L4Kind::udp},
+                      SnatCase{"ipv4_icmp_echo", false, L4Kind::echo}, SnatCase{"ipv6_tcp", true, L4Kind::tcp},
+                      SnatCase{"ipv6_udp", true, L4Kind::udp}, SnatCase{"ipv6_icmpv6_echo", true, L4Kind::echo}),
+    [](const ::testing::TestParamInfo<SnatCase>& info) { return std::string(info.param.name); });
 
 class NatSourceInterfaceMiscTest : public NatTest {
 protected:
@@ -121,7 +122,10 @@ TEST_F(NatSourceInterfaceMiscTest, TaggedIngressIsTranslatedAndUntagged) {
     for (bool v6 : {false, true}) {
         PacketBuilder b;
         b.eth(kLanHostMac, lan_mac()).vlan(100);
-        if (v6) b.ipv6(lan_host(v6), wan_host(v6)).hop_limit(64); else b.ipv4(lan_host(v6), wan_host(v6)).ttl(64);
+        if (v6)
+            b.ipv6(lan_host(v6), wan_host(v6)).hop_limit(64);
+        else
+            b.ipv4(lan_host(v6), wan_host(v6)).ttl(64);
         auto r = expect_nat(v6 ? "IPv6 tagged" : "IPv4 tagged", b.udp(41000, 53).payload_pattern(20).build(), lan_if(),
                             XDP_REDIRECT, std::nullopt);
         const uint16_t port = frame_sport(r.output);
@@ -135,9 +139,9 @@ TEST_F(NatSourceInterfaceMiscTest, Ipv6BehindExtensionHeaders) {
     auto build = [](PacketBuilder b, uint16_t sport) {
         return b.hop_by_hop().destination_options().tcp(sport, 80).seq(3).syn().build();
     };
-    auto r = expect_nat("SYN behind hop-by-hop and destination options",
-                        build(from_lan(true, lan_host(true), wan_host(true)), 41000), lan_if(), XDP_REDIRECT,
-                        std::nullopt);
+    auto r =
+        expect_nat("SYN behind hop-by-hop and destination options",
+                   build(from_lan(true, lan_host(true), wan_host(true)), 41000), lan_if(), XDP_REDIRECT, std::nullopt);
     auto f = parse_frame(r.output);
     ASSERT_TRUE(f && f->l4_present);
     Bytes expected = build(to_wan(true, wan_addr(true), wan_host(true)), f->sport);

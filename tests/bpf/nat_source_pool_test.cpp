@@ -81,8 +81,8 @@ std::string NatSourcePoolTest::translate_one(bool v6, const std::string& src, L4
     // The reply comes back to the original source. Only the neighbour-resolved
     // LAN host can be forwarded to, so only its flows are answered here.
     if (src == lan_host(v6))
-        expect_nat("reply to " + addr, response(from_wan(v6, wan, addr), kind, v6, sport, port), wan_if(),
-                   XDP_REDIRECT, response(to_lan(v6, wan, src), kind, v6, sport, cport));
+        expect_nat("reply to " + addr, response(from_wan(v6, wan, addr), kind, v6, sport, port), wan_if(), XDP_REDIRECT,
+                   response(to_lan(v6, wan, src), kind, v6, sport, cport));
     return addr;
 }
 
@@ -107,8 +107,12 @@ void NatSourcePoolTest::persistent_case(bool v6) {
     EXPECT_EQ(stat_change(STAT_NAT_PORT_ALLOCATED), 24);
 }
 
-TEST_F(NatSourcePoolTest, Ipv4PersistentPool) { persistent_case(false); }
-TEST_F(NatSourcePoolTest, Ipv6PersistentPool) { persistent_case(true); }
+TEST_F(NatSourcePoolTest, Ipv4PersistentPool) {
+    persistent_case(false);
+}
+TEST_F(NatSourcePoolTest, Ipv6PersistentPool) {
+    persistent_case(true);
+}
 
 // Persistence must not mean "one address per subnet": hosts that differ only
 // in their last bits (a LAN) are spread over the pool's addresses.
@@ -118,8 +122,8 @@ TEST_F(NatSourcePoolTest, Ipv4PersistentPoolSpreadsTheHostsOfOneSubnet) {
     std::map<std::string, int> hosts_per_address;
     for (int host = 0; host < 64 && !HasFailure(); ++host)
         hosts_per_address[translate_one(false, lan_source(false, host), L4Kind::udp, 41000)]++;
-    EXPECT_EQ(hosts_per_address.size(), 4u) << "64 hosts of one /24 used only " << hosts_per_address.size()
-                                            << " of the pool's 4 addresses";
+    EXPECT_EQ(hosts_per_address.size(), 4u)
+        << "64 hosts of one /24 used only " << hosts_per_address.size() << " of the pool's 4 addresses";
 }
 
 TEST_F(NatSourcePoolTest, Ipv6PersistentPoolSpreadsTheHostsOfOneSubnet) {
@@ -128,8 +132,8 @@ TEST_F(NatSourcePoolTest, Ipv6PersistentPoolSpreadsTheHostsOfOneSubnet) {
     std::map<std::string, int> hosts_per_address;
     for (int host = 0; host < 64 && !HasFailure(); ++host)
         hosts_per_address[translate_one(true, lan_source(true, host), L4Kind::udp, 41000)]++;
-    EXPECT_EQ(hosts_per_address.size(), 4u) << "64 hosts of one /64 used only " << hosts_per_address.size()
-                                            << " of the pool's 4 addresses";
+    EXPECT_EQ(hosts_per_address.size(), 4u)
+        << "64 hosts of one /64 used only " << hosts_per_address.size() << " of the pool's 4 addresses";
 }
 
 TEST_F(NatSourcePoolTest, Ipv4NonPersistentPoolAddressesStayInPool) {
@@ -145,9 +149,9 @@ TEST_F(NatSourcePoolTest, Ipv4NonPersistentPoolAddressesStayInPool) {
 TEST_F(NatSourcePoolTest, PoolWithoutTheFlowsFamilyDrops) {
     nat_->pool(0, pool_spec(false, true));
     nat_->source_pool(0, trust_, untrust_, 0);
-    expect_nat("IPv6 flow, IPv4-only pool", request(from_lan(true, lan_host(true), wan_host(true)), L4Kind::udp, true,
-                                                     41000, 53),
-               lan_if(), XDP_DROP, std::nullopt);
+    expect_nat("IPv6 flow, IPv4-only pool",
+               request(from_lan(true, lan_host(true), wan_host(true)), L4Kind::udp, true, 41000, 53), lan_if(),
+               XDP_DROP, std::nullopt);
     EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_NAT_NO_ADDRESS));
     EXPECT_EQ(nat_->reservations(), 0u);
     EXPECT_EQ(count_entries(env_->map_fd(SLUICE_MAP_SESSIONS_V6)), 0u);

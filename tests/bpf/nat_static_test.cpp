@@ -45,15 +45,24 @@ void NatStaticTest::both_directions(bool v6, const std::string& outside, uint8_t
                synack(to_wan(v6, outside, wan)));
 }
 
-TEST_F(NatStaticTest, Ipv4HostBothDirections) { both_directions(false, "198.18.100.50", 32); }
-TEST_F(NatStaticTest, Ipv6HostBothDirections) { both_directions(true, "2001:2:0:100::50", 128); }
+TEST_F(NatStaticTest, Ipv4HostBothDirections) {
+    both_directions(false, "198.18.100.50", 32);
+}
+TEST_F(NatStaticTest, Ipv6HostBothDirections) {
+    both_directions(true, "2001:2:0:100::50", 128);
+}
 // A prefix maps host to host, keeping the host bits.
-TEST_F(NatStaticTest, Ipv4PrefixBothDirections) { both_directions(false, "198.18.101.10", 24); }
-TEST_F(NatStaticTest, Ipv6PrefixBothDirections) { both_directions(true, "2001:2:0:101::10", 64); }
+TEST_F(NatStaticTest, Ipv4PrefixBothDirections) {
+    both_directions(false, "198.18.101.10", 24);
+}
+TEST_F(NatStaticTest, Ipv6PrefixBothDirections) {
+    both_directions(true, "2001:2:0:101::10", 64);
+}
 
 // Host bits of other hosts are kept too.
 TEST_F(NatStaticTest, Ipv4PrefixKeepsHostBits) {
-    nat_->static_map(NatPrefix::v4(Ipv4Addr::parse("198.18.1.0"), 24), NatPrefix::v4(Ipv4Addr::parse("198.18.101.0"), 24));
+    nat_->static_map(NatPrefix::v4(Ipv4Addr::parse("198.18.1.0"), 24),
+                     NatPrefix::v4(Ipv4Addr::parse("198.18.101.0"), 24));
     for (int host : {1, 77, 254}) {
         std::string src = "198.18.1." + std::to_string(host), out = "198.18.101." + std::to_string(host);
         expect_nat(src, from_lan(false, src, wan_host(false)).udp(41000, 53).payload_pattern(8).build(), lan_if(),

@@ -19,7 +19,9 @@ struct TcCase {
     bool v6;
     L4Kind kind;
 };
-void PrintTo(const TcCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const TcCase& c, std::ostream* os) {
+    *os << c.name;
+}
 
 class NatTcEgressTest : public NatTest, public ::testing::WithParamInterface<TcCase> {
 protected:
@@ -52,9 +54,15 @@ TEST_P(NatTcEgressTest, PacketXdpPassedUntranslatedIsTranslatedOnEgress) {
     // A packet too big for wan0: XDP passes it to the kernel untranslated.
     auto big = [&](PacketBuilder b, uint16_t cport) {
         switch (c.kind) {
-            case L4Kind::tcp: b.tcp(cport, sport).seq(1001).ack_seq(7001).ack().psh(); break;
-            case L4Kind::udp: b.udp(cport, sport); break;
-            case L4Kind::echo: v6 ? b.icmpv6_echo_request(cport, 9) : b.icmp_echo_request(cport, 9); break;
+            case L4Kind::tcp:
+                b.tcp(cport, sport).seq(1001).ack_seq(7001).ack().psh();
+                break;
+            case L4Kind::udp:
+                b.udp(cport, sport);
+                break;
+            case L4Kind::echo:
+                v6 ? b.icmpv6_echo_request(cport, 9) : b.icmp_echo_request(cport, 9);
+                break;
         }
         return b.payload_pattern(kBig, 0x11).build();
     };
@@ -78,7 +86,8 @@ TEST_P(NatTcEgressTest, PacketXdpPassedUntranslatedIsTranslatedOnEgress) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Nat, NatTcEgressTest,
-                         ::testing::Values(TcCase{"ipv4_udp", false, L4Kind::udp}, TcCase{"ipv4_tcp", false, L4Kind::tcp},
+                         ::testing::Values(TcCase{"ipv4_udp", false, L4Kind::udp},
+                                           TcCase{"ipv4_tcp", false, L4Kind::tcp},
                                            TcCase{"ipv4_icmp_echo", false, L4Kind::echo},
                                            TcCase{"ipv6_udp", true, L4Kind::udp}, TcCase{"ipv6_tcp", true, L4Kind::tcp},
                                            TcCase{"ipv6_icmpv6_echo", true, L4Kind::echo}),
@@ -164,7 +173,10 @@ TEST_F(NatTcEgressMiscTest, FirstPacketWithoutNeighbourIsTranslatedByTc) {
         auto leaving = [&](const std::string& src, uint16_t sport) {
             PacketBuilder b;
             b.eth(wan_mac(), far_mac);
-            if (v6) b.ipv6(src, far).hop_limit(63); else b.ipv4(src, far).ttl(63);
+            if (v6)
+                b.ipv6(src, far).hop_limit(63);
+            else
+                b.ipv4(src, far).ttl(63);
             return b.udp(sport, 53).payload_pattern(20).build();
         };
         Bytes out = tc(leaving(lan, 41000));
@@ -188,7 +200,10 @@ TEST_F(NatTcEgressMiscTest, KernelErrorAboutPortForwardedPacketIsTranslatedOnEgr
         else
             nat_->destination(untrust_, proto::kUdp, Ipv4Addr::parse(pub), 5353, Ipv4Addr::parse(lan), 53);
         auto query = [&](PacketBuilder b, uint8_t ttl, const std::string& dst, uint16_t dport) {
-            if (v6) b.ipv6(wan, dst).hop_limit(ttl); else b.ipv4(wan, dst).ttl(ttl);
+            if (v6)
+                b.ipv6(wan, dst).hop_limit(ttl);
+            else
+                b.ipv4(wan, dst).ttl(ttl);
             return b.udp(41000, dport).payload_pattern(20).build();
         };
         auto from_wan_eth = [&] { return std::move(PacketBuilder().eth(kWanHostMac, wan_mac())); };
@@ -203,8 +218,10 @@ TEST_F(NatTcEgressMiscTest, KernelErrorAboutPortForwardedPacketIsTranslatedOnEgr
         auto error = [&](const Bytes& quoted) {
             PacketBuilder b;
             b.eth(wan_mac(), kWanHostMac);
-            if (v6) b.ipv6(pub, wan).hop_limit(64).icmpv6_error(3, 0, quoted);
-            else b.ipv4(pub, wan).ttl(64).icmp_error(11, 0, quoted);
+            if (v6)
+                b.ipv6(pub, wan).hop_limit(64).icmpv6_error(3, 0, quoted);
+            else
+                b.ipv4(pub, wan).ttl(64).icmp_error(11, 0, quoted);
             return b.build();
         };
         Bytes quoted_in(handed.begin() + 14, handed.end());
@@ -235,7 +252,10 @@ TEST_F(NatTcEgressMiscTest, KernelErrorAboutSourceNatAnswerIsTranslatedOnEgress)
         auto answer = [&](const std::string& dst, uint16_t dport) {
             PacketBuilder b;
             b.eth(kWanHostMac, wan_mac());
-            if (v6) b.ipv6(wan, dst).hop_limit(1); else b.ipv4(wan, dst).ttl(1);
+            if (v6)
+                b.ipv6(wan, dst).hop_limit(1);
+            else
+                b.ipv4(wan, dst).ttl(1);
             return b.udp(53, dport).payload_pattern(30).build();
         };
         Bytes handed = answer(lan, 41000);
@@ -244,8 +264,10 @@ TEST_F(NatTcEgressMiscTest, KernelErrorAboutSourceNatAnswerIsTranslatedOnEgress)
             Bytes quoted(frame.begin() + 14, frame.end());
             PacketBuilder b;
             b.eth(wan_mac(), kWanHostMac);
-            if (v6) b.ipv6(nat, wan).hop_limit(64).icmpv6_error(3, 0, quoted);
-            else b.ipv4(nat, wan).ttl(64).icmp_error(11, 0, quoted);
+            if (v6)
+                b.ipv6(nat, wan).hop_limit(64).icmpv6_error(3, 0, quoted);
+            else
+                b.ipv4(nat, wan).ttl(64).icmp_error(11, 0, quoted);
             return b.build();
         };
         Bytes out = tc(error(handed));
@@ -277,7 +299,10 @@ TEST_F(NatTcEgressMiscTest, ErrorXdpTranslatedIsNotTranslatedAgain) {
         auto from_router = [&](const std::string& dst) {
             PacketBuilder b;
             b.eth(kWanHostMac, wan_mac());
-            if (v6) b.ipv6(router, dst).hop_limit(64); else b.ipv4(router, dst).ttl(64);
+            if (v6)
+                b.ipv6(router, dst).hop_limit(64);
+            else
+                b.ipv4(router, dst).ttl(64);
             return b;
         };
         snapshot_stats();
@@ -288,7 +313,10 @@ TEST_F(NatTcEgressMiscTest, ErrorXdpTranslatedIsNotTranslatedAgain) {
         // The kernel forwards it out of lan0.
         PacketBuilder out_b;
         out_b.eth(lan_mac(), Mac::parse("02:00:00:00:01:11"));
-        if (v6) out_b.ipv6(router, host).hop_limit(63); else out_b.ipv4(router, host).ttl(63);
+        if (v6)
+            out_b.ipv6(router, host).hop_limit(63);
+        else
+            out_b.ipv4(router, host).ttl(63);
         Bytes leaving = error(std::move(out_b), original);
         snapshot_stats();
         auto t = run_tc(env_->prog_fd(SLUICE_PROG_TC_EGRESS), leaving, lan_if());

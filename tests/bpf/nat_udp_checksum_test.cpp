@@ -16,7 +16,10 @@ Bytes zero_sum_payload(bool v6, const std::string& src, const std::string& dst, 
     for (size_t i = 0; i < kData - 2; ++i) data[i] = static_cast<uint8_t>(0x5a + 3 * i);
     // Sum of everything but the last word: pseudo-header, header (checksum 0), data.
     PacketBuilder b;
-    if (v6) b.ipv6(src, dst); else b.ipv4(src, dst);
+    if (v6)
+        b.ipv6(src, dst);
+    else
+        b.ipv4(src, dst);
     Bytes ip = b.udp(sport, dport).payload(data).build_ip();
     const size_t l4 = v6 ? 40 : 20;
     Bytes seg(ip.begin() + static_cast<long>(l4), ip.end());
@@ -48,8 +51,12 @@ protected:
     }
 };
 
-TEST_F(NatUdpChecksumTest, Ipv4ZeroChecksumIsSentAsAllOnes) { zero_case(false); }
-TEST_F(NatUdpChecksumTest, Ipv6ZeroChecksumIsSentAsAllOnes) { zero_case(true); }
+TEST_F(NatUdpChecksumTest, Ipv4ZeroChecksumIsSentAsAllOnes) {
+    zero_case(false);
+}
+TEST_F(NatUdpChecksumTest, Ipv6ZeroChecksumIsSentAsAllOnes) {
+    zero_case(true);
+}
 
 }  // namespace
 }  // namespace sluice::test
