@@ -192,6 +192,17 @@ static __always_inline struct nat_source_rule *source_rule_match(struct packet_c
 	return bpf_map_lookup_elem(&nat_src_rules, &idx);
 }
 
+/* murmur3's finaliser: every input bit reaches every output bit. */
+static __always_inline __u32 hash_mix32(__u32 h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
 /* A pool address for this flow: by the source host (persistent) or at random. */
 static __always_inline int pool_pick(const struct packet_ctx *pc, const struct nat_pool *pool, __be32 *out)
 {
@@ -201,12 +212,17 @@ static __always_inline int pool_pick(const struct packet_ctx *pc, const struct n
 	if (!n)
 		return -1;
 	if (pool->flags & NAT_POOL_PERSISTENT) {
+		/* Hosts of one subnet differ in their last bits, so those must
+		 * reach the low bits the modulo keeps. */
 		const __u32 *w = pc->family == SLUICE_FAMILY_IPV4 ? &pc->key.v4.src_addr : pc->key.v6.src_addr;
-		__u32 h = w[0] * 0x9e3779b1u;
+		__u32 h = hash_mix32(bpf_ntohl(w[0]));
 
-		if (pc->family == SLUICE_FAMILY_IPV6)
-			h ^= (w[1] * 0x85ebca6bu) ^ (w[2] * 0xc2b2ae35u) ^ (w[3] * 0x27d4eb2fu);
-		idx = (h ^ (h >> 16)) % n;
+		if (pc->family == SLUICE_FAMILY_IPV6) {
+			h = hash_mix32(h ^ bpf_ntohl(w[1]));
+			h = hash_mix32(h ^ bpf_ntohl(w[2]));
+			h = hash_mix32(h ^ bpf_ntohl(w[3]));
+		}
+		idx = h % n;
 	} else {
 		idx = bpf_get_prandom_u32() % n;
 	}

@@ -23,14 +23,16 @@
 
 /* Updates a TCP/UDP checksum field for an address change (pseudo-header,
  * addr_delta) and a port change (port_delta). pseudo_old is the old
- * pseudo-header sum, for telling a partial checksum apart. */
+ * pseudo-header sum, for telling a partial checksum apart. udp: a result of
+ * 0 is sent as 0xffff (0 means "no checksum"); zero_is_none: a 0 field is
+ * left alone (IPv4 UDP without a checksum). */
 static __always_inline void l4_csum_update(__sum16 *field, __u64 pseudo_old, __u64 addr_delta,
-					   __u64 port_delta, int udp, int may_be_partial)
+					   __u64 port_delta, int udp, int zero_is_none, int may_be_partial)
 {
 	__u16 check = *field;
 	__u16 out;
 
-	if (udp && check == 0)
+	if (zero_is_none && check == 0)
 		return; /* IPv4 UDP without a checksum */
 	if (may_be_partial && check == csum_fold_raw(pseudo_old)) {
 		*field = csum_apply_partial(check, addr_delta);
@@ -66,14 +68,14 @@ static __always_inline int nat_rewrite_l4(struct xdp_md *ctx, struct packet_ctx 
 		ports[1] = pc->nat.new_dst_port;
 		if (pc->protocol == IPPROTO_UDP) {
 			field = l4 + 6;
-			l4_csum_update(field, pseudo_old, addr_delta, port_delta,
+			l4_csum_update(field, pseudo_old, addr_delta, port_delta, 1,
 				       pc->family == SLUICE_FAMILY_IPV4, partial);
 			return 0;
 		}
 		if (l4 + 18 > data_end)
 			return -1;
 		field = l4 + 16;
-		l4_csum_update(field, pseudo_old, addr_delta, port_delta, 0, partial);
+		l4_csum_update(field, pseudo_old, addr_delta, port_delta, 0, 0, partial);
 		return 0;
 	}
 	if ((pc->protocol == IPPROTO_ICMP && pc->family == SLUICE_FAMILY_IPV4) ||
@@ -161,7 +163,8 @@ static __always_inline __u64 nat_rewrite_quoted_l4(struct packet_ctx *pc, void *
 		if ((void *)(field + 1) <= data_end) {
 			__u16 old = *field;
 
-			l4_csum_update(field, 0, inner_addr_delta, port_delta, protocol == IPPROTO_UDP, 0);
+			l4_csum_update(field, 0, inner_addr_delta, port_delta, protocol == IPPROTO_UDP,
+				       protocol == IPPROTO_UDP, 0);
 			icmp_delta += csum_delta16(old, *field);
 		}
 	} else if (protocol == IPPROTO_ICMP || protocol == IPPROTO_ICMPV6) {
@@ -191,11 +194,10 @@ static __always_inline __u64 nat_rewrite_quoted_l4(struct packet_ctx *pc, void *
  * the way the error goes. The quoted packet is translated back (its source
  * becomes that entry's new destination, its destination the new source), the
  * outer destination follows when it is the quoted source, the outer source
- * when the error comes from the quoted destination itself. */
-static __always_inline int nat_rewrite_icmp_error(struct xdp_md *ctx, struct packet_ctx *pc)
+ * when the error comes from the quoted destination itself. Works on the
+ * packet bytes [data, data_end) of an XDP frame or of an skb (tc). */
+static __always_inline int nat_rewrite_icmp_error(void *data, void *data_end, struct packet_ctx *pc)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
 	void *inner = data + clamp_offset(pc->inner_l3_off);
 	void *inner_l4 = data + clamp_offset(pc->inner_l4_off);
 	struct icmphdr *icmp = data + clamp_offset(pc->l4_off);

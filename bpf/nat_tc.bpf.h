@@ -13,6 +13,8 @@
 #include <linux/pkt_cls.h>
 #include "maps.bpf.h"
 #include "parse.bpf.h"
+#include "conntrack.bpf.h"
+#include "nat_rewrite.bpf.h"
 
 static __always_inline int nat_rewrite_skb(struct __sk_buff *skb, const struct packet_ctx *pc)
 {
@@ -88,6 +90,31 @@ ports:
 	default:
 		return 0;
 	}
+}
+
+/* An ICMP error leaving through the kernel: one it forwarded, or one it made
+ * itself about a packet XDP had translated and handed over (TTL expired,
+ * too big, no neighbour). The latter quotes the translated packet, which
+ * the sender never saw: translate it the way XDP translates errors, with
+ * the entry of the quoted packet's reverse. An error XDP already translated
+ * quotes the untranslated side of its flow, whose reverse is no entry's key,
+ * so nothing is translated twice. */
+static __always_inline int nat_tc_icmp_error(struct __sk_buff *skb, struct packet_ctx *pc)
+{
+	union session_key back;
+	struct session_value *s;
+
+	reverse_tuple(pc->family, &pc->inner_key, &back);
+	s = session_lookup(pc->family, &back);
+	if (!s || !(s->nat.flags & SESSION_NAT_ANY))
+		return TC_ACT_OK;
+	pc->nat = s->nat;
+	if (nat_rewrite_icmp_error((void *)(long)skb->data, (void *)(long)skb->data_end, pc)) {
+		count(STAT_DROP_INTERNAL);
+		return TC_ACT_SHOT;
+	}
+	count(STAT_NAT_ICMP_ERROR);
+	return TC_ACT_OK;
 }
 
 #endif

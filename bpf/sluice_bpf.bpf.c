@@ -269,7 +269,7 @@ int xdp_nat_prog(struct xdp_md *ctx)
 	if (!pc || !cfg)
 		return XDP_ABORTED;
 	if (pc->icmp_error) {
-		if (nat_rewrite_icmp_error(ctx, pc))
+		if (nat_rewrite_icmp_error((void *)(long)ctx->data, (void *)(long)ctx->data_end, pc))
 			return drop(STAT_DROP_INTERNAL);
 		count(STAT_NAT_ICMP_ERROR);
 		return jump(ctx, SLUICE_JUMP_FORWARD);
@@ -326,6 +326,8 @@ int tc_egress_prog(struct __sk_buff *skb)
 		return TC_ACT_OK;
 	if ((void *)(eth + 1) > data_end)
 		return TC_ACT_OK;
+	if (pc->icmp_error)
+		return nat_tc_icmp_error(skb, pc);
 	s = session_lookup(pc->family, &pc->key);
 	if (!s)
 		return TC_ACT_OK;
@@ -340,7 +342,7 @@ int tc_egress_prog(struct __sk_buff *skb)
 		s->fib.generation = cfg->fib_generation;
 	}
 	/* A packet XDP handed over untranslated (maps/nat.h, xdp_nat_prog). */
-	if ((s->nat.flags & SESSION_NAT_ANY) && !pc->icmp_error) {
+	if (s->nat.flags & SESSION_NAT_ANY) {
 		pc->nat = s->nat;
 		if (nat_rewrite_skb(skb, pc)) {
 			count(STAT_DROP_INTERNAL);

@@ -144,7 +144,7 @@ void DatapathTest::SetUp() {
     if (auto reason = bpf_unavailable_reason()) GTEST_SKIP() << "skipped: " << *reason;
     if (auto reason = datapath_unavailable_reason(); !reason.empty())
         GTEST_SKIP() << "skipped: " << reason;
-    auto env = DatapathEnv::create(kTestConfigYaml);
+    auto env = DatapathEnv::create(config_yaml());
     ASSERT_TRUE(env.ok()) << env.error().message;
     env_ = std::move(env.value());
     ASSERT_GE(env_->prog_fd(SLUICE_PROG_XDP_MAIN), 0) << "no " SLUICE_PROG_XDP_MAIN " fd";

@@ -52,6 +52,9 @@ class DatapathTest : public ::testing::Test {
 protected:
     void SetUp() override;
     void TearDown() override;
+    // The config the datapath is set up with; kTestConfigYaml unless a
+    // fixture needs other policies (e.g. the NAT tests).
+    virtual std::string config_yaml() const { return kTestConfigYaml; }
 
     // Addresses and MACs of the topology.
     static const Ipv4Addr kLanHost4, kWanHost4, kWanRouter4, kLanFw4;

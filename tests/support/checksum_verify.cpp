@@ -209,8 +209,11 @@ ChecksumReport verify_checksums(const Bytes& b) {
     }
     const char* name = f->l4_proto == 6 ? "tcp" : f->l4_proto == 17 ? "udp" : f->l4_proto == 1 ? "icmp" : "icmpv6";
     r.checked.push_back(name);
-    if (f->l4_proto == 17 && len >= 8 && rd16(b, f->l4_offset + 6) == 0 && f->ip_version == 4)
-        return r;  // IPv4 UDP without a checksum
+    if (f->l4_proto == 17 && len >= 8 && rd16(b, f->l4_offset + 6) == 0) {
+        if (f->ip_version == 4) return r;  // IPv4 UDP without a checksum
+        r.wrong.push_back("udp-zero-in-ipv6");  // RFC 8200 8.1: receivers discard it
+        return r;
+    }
     OnesSum s;
     if (f->l4_proto != 1) {
         // Pseudo-header, read straight from the IP header.

@@ -60,7 +60,8 @@ struct ChecksumReport {
 };
 
 // Verifies the IPv4 header checksum and the TCP/UDP/ICMP/ICMPv6 checksum
-// (pseudo-header for v4 and v6). Fragments: only a complete datagram's L4
+// (pseudo-header for v4 and v6). A zero UDP checksum is "none" in IPv4 and
+// wrong in IPv6. Fragments: only a complete datagram's L4
 // checksum can be verified, so fragments get the IPv4 header check only.
 ChecksumReport verify_checksums(const Bytes& frame);
 
