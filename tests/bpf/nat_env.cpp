@@ -90,40 +90,33 @@ void update(int fd, const char* what, const K& k, const V& v) {
 }
 }  // namespace
 
-void NatTables::destination(uint16_t zone_in, uint8_t protocol, const Ipv4Addr& addr, uint16_t port, const Ipv4Addr& to,
-                            uint16_t to_port, uint32_t rule_id) {
+// Both families: the address bytes (4 or 16) as they go into the key.
+void NatTables::destination_bytes(uint16_t zone_in, uint8_t protocol, const uint8_t* addr, const uint8_t* to,
+                                  size_t len, uint16_t port, uint16_t to_port, uint32_t rule_id) {
     nat_dst_key k;
     std::memset(&k, 0, sizeof k);
-    std::memcpy(k.addr, addr.bytes.data(), 4);
+    std::memcpy(k.addr, addr, len);
     k.port = htons(port);
     k.zone_in = zone_in;
     k.protocol = protocol;
-    k.family = SLUICE_FAMILY_IPV4;
+    k.family = len == 4 ? SLUICE_FAMILY_IPV4 : SLUICE_FAMILY_IPV6;
     k.generation = gen_;
     nat_dst_value v;
     std::memset(&v, 0, sizeof v);
-    std::memcpy(v.addr, to.bytes.data(), 4);
+    std::memcpy(v.addr, to, len);
     v.port = htons(to_port);
     v.rule_id = rule_id;
     update(fd(SLUICE_MAP_NAT_DST), "nat_dst", k, v);
 }
 
+void NatTables::destination(uint16_t zone_in, uint8_t protocol, const Ipv4Addr& addr, uint16_t port, const Ipv4Addr& to,
+                            uint16_t to_port, uint32_t rule_id) {
+    destination_bytes(zone_in, protocol, addr.bytes.data(), to.bytes.data(), 4, port, to_port, rule_id);
+}
+
 void NatTables::destination(uint16_t zone_in, uint8_t protocol, const Ipv6Addr& addr, uint16_t port, const Ipv6Addr& to,
                             uint16_t to_port, uint32_t rule_id) {
-    nat_dst_key k;
-    std::memset(&k, 0, sizeof k);
-    std::memcpy(k.addr, addr.bytes.data(), 16);
-    k.port = htons(port);
-    k.zone_in = zone_in;
-    k.protocol = protocol;
-    k.family = SLUICE_FAMILY_IPV6;
-    k.generation = gen_;
-    nat_dst_value v;
-    std::memset(&v, 0, sizeof v);
-    std::memcpy(v.addr, to.bytes.data(), 16);
-    v.port = htons(to_port);
-    v.rule_id = rule_id;
-    update(fd(SLUICE_MAP_NAT_DST), "nat_dst", k, v);
+    destination_bytes(zone_in, protocol, addr.bytes.data(), to.bytes.data(), 16, port, to_port, rule_id);
 }
 
 void NatTables::prefix_rule(bool inbound, const NatPrefix& from, const NatPrefix& to, uint8_t kind, uint32_t rule_id) {
@@ -288,24 +281,23 @@ std::optional<nat_port_value> lookup_port(int fd, const nat_port_key& k) {
 }
 }  // namespace
 
-std::optional<nat_port_value> NatTables::reservation(const Ipv4Addr& addr, uint16_t port, uint8_t protocol) const {
+std::optional<nat_port_value> NatTables::reservation_bytes(const uint8_t* addr, size_t len, uint16_t port,
+                                                           uint8_t protocol) const {
     nat_port_key k;
     std::memset(&k, 0, sizeof k);
-    std::memcpy(k.addr, addr.bytes.data(), 4);
+    std::memcpy(k.addr, addr, len);
     k.port = htons(port);
     k.protocol = protocol;
-    k.family = SLUICE_FAMILY_IPV4;
+    k.family = len == 4 ? SLUICE_FAMILY_IPV4 : SLUICE_FAMILY_IPV6;
     return lookup_port(fd(SLUICE_MAP_NAT_PORTS), k);
 }
 
+std::optional<nat_port_value> NatTables::reservation(const Ipv4Addr& addr, uint16_t port, uint8_t protocol) const {
+    return reservation_bytes(addr.bytes.data(), 4, port, protocol);
+}
+
 std::optional<nat_port_value> NatTables::reservation(const Ipv6Addr& addr, uint16_t port, uint8_t protocol) const {
-    nat_port_key k;
-    std::memset(&k, 0, sizeof k);
-    std::memcpy(k.addr, addr.bytes.data(), 16);
-    k.port = htons(port);
-    k.protocol = protocol;
-    k.family = SLUICE_FAMILY_IPV6;
-    return lookup_port(fd(SLUICE_MAP_NAT_PORTS), k);
+    return reservation_bytes(addr.bytes.data(), 16, port, protocol);
 }
 
 size_t NatTables::reservations() const {

@@ -98,6 +98,10 @@ public:
     size_t reservations() const;
 
 private:
+    void destination_bytes(uint16_t zone_in, uint8_t protocol, const uint8_t* addr, const uint8_t* to, size_t len,
+                           uint16_t port, uint16_t to_port, uint32_t rule_id);
+    std::optional<nat_port_value> reservation_bytes(const uint8_t* addr, size_t len, uint16_t port,
+                                                    uint8_t protocol) const;
     void prefix_rule(bool inbound, const NatPrefix& from, const NatPrefix& to, uint8_t kind, uint32_t rule_id);
     void source_rule(int bit, uint16_t from_zone, uint16_t to_zone, const nat_source_rule& rule,
                      const std::vector<NatPrefix>& sources, const std::vector<NatPrefix>& destinations);
