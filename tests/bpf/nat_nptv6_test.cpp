@@ -6,7 +6,7 @@
 //
 // Only 2001:2::/48 is used for addresses, so two distinct /48 prefixes (the
 // RFC's bits 48-63 case) cannot be formed; the /56 and /64 cases cover the
-// "longer than /48" rule, the /56 one with a prefix ending mid-byte.
+// "longer than /48" rule, the /56 one with a prefix ending inside a 16-bit word.
 #include "nat_env.h"
 
 namespace sluice::test {

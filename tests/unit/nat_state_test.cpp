@@ -37,11 +37,11 @@ TEST(NatState, EveryRuleWithKindIndexNameAndText) {
     EXPECT_EQ(lan_out["to"], "untrust");
     EXPECT_EQ(lan_out["source"], json::array({"lan-net"}));
     EXPECT_EQ(lan_out["destination"], "any");
-    EXPECT_EQ(lan_out["translate"], "interface");
+    EXPECT_EQ(lan_out["translation"], "interface");
     EXPECT_EQ(lan_out["match"], "trust -> untrust, source lan-net, destination any");
 
     json lan_pool = rule(nat["rules"], "source", 1);
-    EXPECT_EQ(lan_pool["translate"], "pool public");
+    EXPECT_EQ(lan_pool["translation"], "pool public");
     EXPECT_EQ(lan_pool["pool"], "public");
 
     json web_in = rule(nat["rules"], "destination", 0);

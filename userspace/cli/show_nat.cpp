@@ -130,7 +130,8 @@ void print_nat_report(const json& report, std::ostream& out) {
         out << "  " << p.value("name", "") << "  ports " << p.value("port_first", 0) << "-" << p.value("port_last", 0)
             << (p.value("persistent", false) ? "  persistent" : "") << "\n    addresses " << addresses << "\n";
         for (const auto& [family, u] : p["by_family"].items()) {
-            out << "    " << family << ": " << count_text(u.value("address_count", uint64_t{0})) << " addresses, "
+            const uint64_t n = u.value("address_count", uint64_t{0});
+            out << "    " << family << ": " << count_text(n) << (n == 1 ? " address, " : " addresses, ")
                 << count_text(u.value("capacity_per_protocol", uint64_t{0})) << " translations per protocol, in use "
                 << in_use_text(u["in_use"]) << "\n";
         }

@@ -50,11 +50,10 @@ json source_rule(const config::SourceNatRule& r, size_t index) {
               {"name", r.name},            {"from", r.from.name},
               {"to", r.to.name},           {"source", match_json(r.source)},
               {"destination", match_json(r.destination)}};
-    j["translate"] = r.pool ? "pool " + r.pool->name : std::string("interface");
     if (r.pool) j["pool"] = r.pool->name;
     j["match"] = r.from.name + " -> " + r.to.name + ", source " + match_text(j["source"]) + ", destination " +
                  match_text(j["destination"]);
-    j["translation"] = j["translate"];
+    j["translation"] = r.pool ? "pool " + r.pool->name : std::string("interface");
     return j;
 }
 
