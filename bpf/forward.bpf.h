@@ -86,7 +86,8 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct packet_ctx 
 	__u32 ifindex = pc->fib.ifindex;
 	void *data, *data_end;
 	struct ethhdr *eth;
-	int reason = forward_pass_reason(pc);
+	/* xdp_nat_prog decided before rewriting; don't look tx_ports up twice. */
+	int reason = pc->forward_checked ? 0 : forward_pass_reason(pc);
 
 	if (reason) {
 		count(reason);

@@ -52,6 +52,7 @@ struct packet_ctx {
 	__u8 fib_stale_session;       /* forward must refresh the session's cache */
 	__u8 link_local;              /* NDP/MLD or link-scope: for the kernel */
 	__u8 session_reply;           /* packet matched its session's reply entry */
+	__u8 forward_checked;         /* xdp_nat_prog already ran forward_pass_reason */
 };
 
 #endif

@@ -288,6 +288,7 @@ int xdp_nat_prog(struct xdp_md *ctx)
 	count(STAT_NAT_TRANSLATED);
 	if (reason)
 		return pass(reason);
+	pc->forward_checked = 1;
 	return jump(ctx, SLUICE_JUMP_FORWARD);
 }
 
