@@ -167,6 +167,7 @@ struct InspectPattern {
     PatternDirection direction = PatternDirection::both;
     PatternAction action = PatternAction::alert;
     bool caseless = false;
+    Location regex_location = {};   // of the regex scalar: hyperscan's compile errors point here
 };
 
 struct Ruleset {

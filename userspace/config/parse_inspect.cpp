@@ -13,6 +13,7 @@ void parse_pattern(YamlReader& reader, const YAML::Node& item, const std::string
         pattern.name = reader.scalar(*name, field_path(path, "name")).value_or("");
     if (auto regex = reader.required(item, path, "regex")) {
         pattern.regex = reader.scalar(*regex, field_path(path, "regex")).value_or("");
+        pattern.regex_location = location_of(*regex);
         if (regex->IsScalar() && pattern.regex.empty())
             reader.error(*regex, field_path(path, "regex"), "empty regex");
     }
