@@ -18,7 +18,7 @@ TEST(Check, GoodFilePrintsSummaryAndExitsZero) {
     EXPECT_EQ(err.str(), "");
     EXPECT_EQ(out.str(), kDir + "good-basic.yaml: ok: 3 interfaces, 3 zones, 3 address-book entries, "
                                 "5 applications, 4 policies (default deny), 1 filter, 5 NAT rules, "
-                                "2 inspect rulesets\n");
+                                "2 inspect rulesets (2 patterns)\n");
 }
 
 TEST(Check, GoodFileJson) {

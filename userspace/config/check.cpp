@@ -4,6 +4,8 @@
 
 #include "compiler/compile.h"
 #include "config/load_config.h"
+#include "inspect/platform.h"
+#include "inspect/ruleset_db.h"
 
 namespace sluice::config {
 namespace {
@@ -14,6 +16,26 @@ std::string plural(size_t n, const std::string& one, const std::string& many) {
 
 size_t nat_rule_count(const Nat& nat) {
     return nat.source.size() + nat.destination.size() + nat.static_rules.size() + nat.nptv6.size();
+}
+
+size_t inspect_pattern_count(const std::vector<Ruleset>& rulesets) {
+    size_t count = 0;
+    for (const Ruleset& ruleset : rulesets) count += ruleset.patterns.size();
+    return count;
+}
+
+// Regexes are checked by the compiler that will run them: hyperscan rejects
+// what PCRE accepts (back-references, look-around, patterns that match the
+// empty string), and `check` must fail on what `run` would fail on.
+void check_inspect_patterns(const Config& config, std::vector<Diagnostic>& problems) {
+    if (config.rulesets.empty()) return;
+    if (auto platform = inspect::check_platform(); !platform) {
+        problems.push_back(
+            Diagnostic{config.file, {}, "inspect", "cannot compile patterns: " + platform.error().message});
+        return;
+    }
+    // The compiled databases are not kept: check applies nothing.
+    (void)inspect::compile_rulesets(config, problems);
 }
 
 }  // namespace
@@ -28,6 +50,7 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
         auto result = compiler::compile(*loaded.config, 0);
         if (result) compiled = std::move(result.value());
         else problems.push_back(Diagnostic{path, {}, "", "cannot compile: " + result.error().message});
+        check_inspect_patterns(*loaded.config, problems);
     }
 
     if (!problems.empty()) {
@@ -56,6 +79,7 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
                               {"filters", c.filters.size()},
                               {"nat_rules", nat_rule_count(c.nat)},
                               {"inspect_rulesets", c.rulesets.size()},
+                              {"inspect_patterns", inspect_pattern_count(c.rulesets)},
                               {"app_classes", compiled->tables.app_bits.size()}}
                    .dump(2)
             << "\n";
@@ -67,7 +91,8 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
             << plural(c.policies.size(), "policy", "policies") << " (default " << to_string(c.default_action)
             << "), " << plural(c.filters.size(), "filter", "filters") << ", "
             << plural(nat_rule_count(c.nat), "NAT rule", "NAT rules") << ", "
-            << plural(c.rulesets.size(), "inspect ruleset", "inspect rulesets") << "\n";
+            << plural(c.rulesets.size(), "inspect ruleset", "inspect rulesets") << " ("
+            << plural(inspect_pattern_count(c.rulesets), "pattern", "patterns") << ")\n";
     }
     return 0;
 }
