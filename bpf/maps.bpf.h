@@ -237,14 +237,40 @@ struct {
 } jump_table SEC(".maps");
 
 /* Parsed packet handed from one tail-called program to the next. Slot 0 is
- * XDP's, slot 1 TC's; a CPU runs one XDP program chain at a time. */
+ * XDP's, slot 1 TC egress's, slot 2 TC ingress's: a softirq (XDP, TC
+ * ingress) can interrupt TC egress running in process context on one CPU. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, struct packet_ctx);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } pkt_scratch SEC(".maps");
+
+/* The inspection stage as the fast path sees it (maps/punt.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct punt_config);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} punt_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SLUICE_MAX_RULESETS);
+	__type(key, __u32);
+	__type(value, struct punt_ruleset);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} punt_rulesets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SLUICE_MAX_RULESETS);
+	__type(key, __u32);
+	__type(value, struct punt_ruleset_stats);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} punt_stats SEC(".maps");
 
 static __always_inline void count(enum stat_reason reason)
 {

@@ -5,6 +5,7 @@
  *
  *   xdp_main_prog → xdp_zone_prog → [xdp_policy_prog] → [xdp_nat_prog] → xdp_forward_prog
  *   tc_egress_prog (packets the kernel forwarded: session + NAT)
+ *   tc_punt_prog   (TC ingress: punted packets to the inspection stage's sockets)
  *
  * Program names are part of the interface: perf shows bpf_prog_<tag>_<name>.
  */
@@ -24,6 +25,7 @@
 #include "nat_plan.bpf.h"
 #include "nat_rewrite.bpf.h"
 #include "nat_tc.bpf.h"
+#include "punt.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -120,10 +122,15 @@ int xdp_zone_prog(struct xdp_md *ctx)
 	s = session_lookup(pc->family, &pc->key);
 	if (!s)
 		return jump(ctx, SLUICE_JUMP_POLICY);
-	if (s->verdict != SESSION_VERDICT_PASS)
+	if (s->verdict != SESSION_VERDICT_PASS) {
+		struct punt_ruleset_stats *st = punt_ruleset_stats(s->ruleset_id);
+
+		if (st && s->ruleset_id)
+			st->verdict_packets++;
 		return drop(STAT_DROP_SESSION_VERDICT);
+	}
 	if (pc->protocol == IPPROTO_TCP && pc->frag != FRAG_LATER) {
-		rc = tcp_track(pc, s);
+		rc = (s->punt_flags & SESSION_PUNT_INSPECT) ? punt_tcp_track(pc, s) : tcp_track(pc, s);
 		if (rc == TCP_TRACK_INVALID)
 			return drop(STAT_DROP_TCP_INVALID);
 		if (rc == TCP_TRACK_NEW) {
@@ -141,6 +148,11 @@ int xdp_zone_prog(struct xdp_md *ctx)
 		pc->fib_stale_session = 1;
 	}
 	frag_record(pc, FRAG_VERDICT_FOLLOW, now);
+	if (s->punt_flags & SESSION_PUNT_INSPECT) {
+		rc = xdp_punt(ctx, pc, s);
+		if (rc != PUNT_CONTINUE)
+			return rc;
+	}
 	if (s->nat.flags & SESSION_NAT_ANY) {
 		pc->nat = s->nat;
 		return jump(ctx, SLUICE_JUMP_NAT);
@@ -219,6 +231,15 @@ int xdp_policy_prog(struct xdp_md *ctx)
 			return drop(err);
 		count(STAT_SESSION_CREATED);
 		frag_record(pc, FRAG_VERDICT_FOLLOW, now);
+		if (action == POLICY_ACTION_INSPECT) {
+			struct session_value *s = session_lookup(pc->family, &pc->key);
+
+			if (!s)
+				return drop(STAT_DROP_INTERNAL);
+			rc = xdp_punt(ctx, pc, s);
+			if (rc != PUNT_CONTINUE)
+				return rc;
+		}
 		if (pc->nat.flags & SESSION_NAT_ANY)
 			return jump(ctx, SLUICE_JUMP_NAT); /* it handles NO_NEIGH too */
 		if (rc == BPF_FIB_LKUP_RET_NO_NEIGH)
@@ -351,5 +372,64 @@ int tc_egress_prog(struct __sk_buff *skb)
 		}
 		count(STAT_TC_EGRESS_NAT);
 	}
+	return TC_ACT_OK;
+}
+
+/* TC ingress: a packet XDP punted (punt_meta in front) is assigned to the
+ * inspection stage's socket and marked for the local policy route. A punted
+ * packet the stage has no socket for is dropped, or with the stage down and
+ * its ruleset failing open, left to the kernel (the session is released). */
+SEC("tc")
+int tc_punt_prog(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	struct punt_meta *meta = (void *)(long)skb->data_meta;
+	struct packet_ctx *pc = scratch(2);
+	struct punt_config *cfg = punt_config();
+	struct punt_ruleset_stats *st;
+	struct bpf_sock *sk = 0;
+	int reply, err;
+
+	if ((void *)(meta + 1) > data || meta->magic != PUNT_META_MAGIC)
+		return TC_ACT_OK;
+	reply = meta->reply;
+	st = punt_ruleset_stats(meta->ruleset_id);
+	if (!pc || !cfg)
+		return TC_ACT_SHOT;
+	if (parse_packet(pc, data, data_end) != PARSE_OK)
+		return TC_ACT_SHOT;
+	/* Later fragments carry no ports: the kernel reassembles locally. */
+	if (pc->frag != FRAG_LATER) {
+		if (pc->protocol == IPPROTO_TCP)
+			sk = punt_tcp_socket(skb, pc, cfg, reply);
+		else if (pc->protocol == IPPROTO_UDP)
+			sk = punt_udp_socket(skb, pc, cfg, reply);
+		if (!sk && !reply && punt_opens_flow(pc) && punt_fails_open(meta->ruleset_id)) {
+			/* No listener: the stage died without saying so. */
+			struct session_value *s = session_lookup(pc->family, &pc->key);
+
+			if (s)
+				punt_release(pc, s);
+			if (st)
+				st->fail_open_packets++;
+			count(STAT_INSPECT_FAIL_OPEN);
+			return TC_ACT_OK;
+		}
+		if (!sk) {
+			if (st)
+				st->no_socket_packets++;
+			count(STAT_DROP_PUNT_NO_SOCKET);
+			return TC_ACT_SHOT;
+		}
+		err = bpf_sk_assign(skb, sk, 0);
+		bpf_sk_release(sk);
+		if (err) {
+			count(STAT_DROP_INTERNAL);
+			return TC_ACT_SHOT;
+		}
+	}
+	skb->mark = cfg->mark;
+	count(STAT_PUNT_ASSIGNED);
 	return TC_ACT_OK;
 }

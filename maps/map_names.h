@@ -40,6 +40,9 @@
 #define SLUICE_MAP_NAT_POOLS "nat_pools"
 #define SLUICE_MAP_NAT_IFADDRS "nat_ifaddrs"
 #define SLUICE_MAP_NAT_PORTS "nat_ports"
+#define SLUICE_MAP_PUNT_CFG "punt_cfg"
+#define SLUICE_MAP_PUNT_RULESETS "punt_rulesets"
+#define SLUICE_MAP_PUNT_STATS "punt_stats"
 
 /* Tail-call slots of jump_table. */
 enum sluice_jump_slot {
@@ -56,5 +59,6 @@ enum sluice_jump_slot {
 #define SLUICE_PROG_XDP_NAT "xdp_nat_prog"
 #define SLUICE_PROG_XDP_FORWARD "xdp_forward_prog"
 #define SLUICE_PROG_TC_EGRESS "tc_egress_prog"
+#define SLUICE_PROG_TC_PUNT "tc_punt_prog"
 
 #endif

@@ -1,10 +1,62 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Flags that send a session's packets to the inspection stage (inspection issue). */
+/*
+ * The punt path: sessions an `inspect` policy admitted are handed to the
+ * inspection stage (a transparent proxy inside `sluice run`) instead of being
+ * forwarded by XDP. XDP passes their packets to the kernel with a punt_meta in
+ * front (bpf_xdp_adjust_meta); tc_punt_prog at TC ingress reads it, finds the
+ * stage's socket for the packet (the connection's own socket, or for a new
+ * flow the stage's listener) and assigns it with bpf_sk_assign, then marks the
+ * packet so a policy route delivers it locally.
+ */
 #ifndef SLUICE_MAPS_PUNT_H
 #define SLUICE_MAPS_PUNT_H
 
+#include "abi.h"
+
+#ifndef SLUICE_MAX_RULESETS
+#define SLUICE_MAX_RULESETS 256        /* ruleset ids 1..MAX-1; 0 = none */
+#endif
+
 enum session_punt_flags {
-	SESSION_PUNT_INSPECT = 1 << 0,
+	SESSION_PUNT_INSPECT = 1 << 0,  /* packets go to the inspection stage */
+};
+
+#define PUNT_META_MAGIC 0x5e1cu
+
+/* 8 bytes in front of a punted packet (XDP metadata, at most 32 bytes). */
+struct punt_meta {
+	__u16 magic;           /* PUNT_META_MAGIC */
+	__u16 ruleset_id;
+	__u8 reply;            /* the packet travels the responder's direction */
+	__u8 pad[3];
+};
+
+/* The single entry of punt_cfg, written by the controller. */
+struct punt_config {
+	__u32 mark;            /* skb->mark that routes a punted packet locally */
+	__u8 stage_up;         /* the stage's listeners are open */
+	__u8 pad;
+	__be16 tcp_port;       /* the stage's TCP listeners: 127.0.0.1 and ::1 */
+	__be16 udp_port;       /* the stage's UDP listeners: 127.0.0.1 and ::1 */
+	__u16 pad1;
+};
+
+/* punt_rulesets[ruleset id]: what the fast path does with a ruleset's
+ * flows while the stage is down. */
+struct punt_ruleset {
+	__u8 fail_closed;      /* 1: drop them; 0: un-punt them (fast path) */
+	__u8 configured;       /* the id names a ruleset of the active config */
+	__u8 pad[6];
+};
+
+/* punt_stats[ruleset id], per CPU: the fast path's side of inspection. */
+struct punt_ruleset_stats {
+	__u64 punted_packets;      /* handed to the stage (XDP) */
+	__u64 punted_bytes;        /* their L3 bytes */
+	__u64 fail_open_packets;   /* stage down, fail-mode open: forwarded */
+	__u64 fail_closed_packets; /* stage down, fail-mode closed: dropped */
+	__u64 no_socket_packets;   /* TC found no stage socket for the packet */
+	__u64 verdict_packets;     /* dropped by a verdict the stage wrote */
 };
 
 #endif

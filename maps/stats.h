@@ -23,6 +23,9 @@
 	X(STAT_NAT_DEFERRED_TC, "nat-source-left-to-tc-egress", info)            \
 	X(STAT_TC_EGRESS_NAT, "tc-egress-nat-translated", info)                  \
 	X(STAT_NAT_PORT_ALLOCATED, "nat-port-allocated", info)                   \
+	X(STAT_PUNT_INSPECT, "punt-to-inspection", pass)                         \
+	X(STAT_PUNT_ASSIGNED, "tc-punt-socket-assigned", info)                   \
+	X(STAT_INSPECT_FAIL_OPEN, "inspect-stage-down-fail-open", info)          \
 	X(STAT_PASS_NON_IP, "pass-non-ip", pass)                                 \
 	X(STAT_PASS_UNZONED, "pass-unzoned-interface", pass)                     \
 	X(STAT_PASS_LOCAL, "pass-local", pass)                                   \
@@ -68,6 +71,8 @@
 	X(STAT_DROP_NAT_NO_ADDRESS, "drop-nat-no-address", drop)                 \
 	X(STAT_DROP_NAT_TUPLE_IN_USE, "drop-nat-tuple-in-use", drop)             \
 	X(STAT_DROP_NPTV6_UNMAPPABLE, "drop-nptv6-unmappable", drop)             \
+	X(STAT_DROP_INSPECT_FAIL_CLOSED, "drop-inspect-stage-down", drop)        \
+	X(STAT_DROP_PUNT_NO_SOCKET, "drop-punt-no-socket", drop)                 \
 	X(STAT_DROP_INTERNAL, "drop-internal-error", drop)
 
 #define SLUICE_STAT_ENUM(name, str, kind) name,

@@ -149,3 +149,20 @@ PIN_OFFSET(runtime_config, policy_generation, 8);
 PIN_OFFSET(runtime_config, default_action, 9);
 PIN_OFFSET(runtime_config, policy_words, 10);
 PIN_OFFSET(runtime_config, timeout_ns, 16);
+
+// maps/punt.h
+PIN_SIZE(punt_meta, 8);
+PIN_OFFSET(punt_meta, magic, 0);
+PIN_OFFSET(punt_meta, ruleset_id, 2);
+PIN_OFFSET(punt_meta, reply, 4);
+PIN_SIZE(punt_config, 12);
+PIN_OFFSET(punt_config, mark, 0);
+PIN_OFFSET(punt_config, stage_up, 4);
+PIN_OFFSET(punt_config, tcp_port, 6);
+PIN_OFFSET(punt_config, udp_port, 8);
+PIN_SIZE(punt_ruleset, 8);
+PIN_OFFSET(punt_ruleset, fail_closed, 0);
+PIN_OFFSET(punt_ruleset, configured, 1);
+PIN_SIZE(punt_ruleset_stats, 48);
+PIN_OFFSET(punt_ruleset_stats, punted_packets, 0);
+PIN_OFFSET(punt_ruleset_stats, verdict_packets, 40);

@@ -18,6 +18,9 @@
 #include "daemon/netlink_watcher.h"
 #include "daemon/session_gc.h"
 #include "daemon/state_file.h"
+#include "inspect/ruleset_db.h"
+#include "inspect/stage.h"
+#include "loader/punt_tables.h"
 #include "loader/attach.h"
 #include "loader/datapath.h"
 #include "loader/instance_paths.h"
@@ -41,6 +44,7 @@ struct Attached {
 struct LoadedConfig {
     config::Config parsed;
     CompiledConfig compiled;
+    std::shared_ptr<const inspect::CompiledRulesets> rulesets;
 };
 
 // The device whose address source NAT to this interface uses: the one the
@@ -69,7 +73,10 @@ private:
     // accept_local on every interface when the config translates (accept_local.h).
     void apply_accept_local();
     Status attach_interface(const ResolvedInterface& itf);
+    void detach_interface(const std::string& device, uint32_t ifindex);
     void detach_all();
+    // Runs the inspection stage while the config has rulesets; hands it new ones.
+    Status sync_stage(const std::shared_ptr<const inspect::CompiledRulesets>& rulesets);
     void write_state_file();
     void reload();
     void serve();
@@ -82,6 +89,8 @@ private:
     std::vector<ResolvedInterface> resolved_;   // the running config's interfaces
     std::string ifaddrs_logged_;                // last nat_ifaddrs summary logged
     std::map<std::string, Attached> attached_;  // by interface name (attach device)
+    std::unique_ptr<inspect::Stage> stage_;     // while the config has inspect rulesets
+    config::Timeouts timeouts_;
     nlohmann::json last_reload_ = {{"ok", true}, {"message", ""}};
     uint64_t reloads_ = 0;
 };
@@ -91,7 +100,15 @@ Result<LoadedConfig> Daemon::load_compiled() {
     if (!loaded) return loaded.error();
     auto compiled = compiler::compile(loaded.value(), dp_->inactive_generation());
     if (!compiled) return compiled.error();
-    return LoadedConfig{std::move(loaded.value()), std::move(compiled.value())};
+    std::vector<config::Diagnostic> problems;
+    auto rulesets = inspect::compile_rulesets(loaded.value(), problems);
+    if (!rulesets) {
+        std::string text;
+        for (const auto& d : problems) text += config::format_diagnostic(d) + "\n";
+        return make_error(text.empty() ? rulesets.error().message : text);
+    }
+    return LoadedConfig{std::move(loaded.value()), std::move(compiled.value()),
+                        std::make_shared<const inspect::CompiledRulesets>(std::move(rulesets.value()))};
 }
 
 Status Daemon::attach_interface(const ResolvedInterface& itf) {
@@ -110,21 +127,53 @@ Status Daemon::attach_interface(const ResolvedInterface& itf) {
     auto r = attach_xdp(device, itf.ifindex, dp_->prog_fd("xdp_main_prog"), mode);
     if (!r) return r.error();
     if (!r->warning.empty()) log("warning: " + r->warning);
-    if (auto s = attach_tc_egress(device, itf.ifindex, dp_->prog_fd("tc_egress_prog")); !s) {
-        (void)detach_xdp(device, itf.ifindex);
-        return s;
+    Status tc = attach_tc(device, itf.ifindex, dp_->prog_fd(SLUICE_PROG_TC_EGRESS), TcHook::Egress);
+    if (tc) tc = attach_tc(device, itf.ifindex, dp_->prog_fd(SLUICE_PROG_TC_PUNT), TcHook::Ingress);
+    if (!tc) {
+        detach_interface(device, itf.ifindex);
+        return tc;
     }
     attached_[device] = Attached{.itf = itf, .mode = r->mode, .warning = r->warning};
     attached_[device].itf.name = device;
     return {};
 }
 
+void Daemon::detach_interface(const std::string& device, uint32_t ifindex) {
+    if (auto s = detach_xdp(device, ifindex); !s) log(s.error().message);
+    for (TcHook hook : {TcHook::Egress, TcHook::Ingress})
+        if (auto s = detach_tc(device, ifindex, hook); !s) log(s.error().message);
+}
+
 void Daemon::detach_all() {
-    for (auto& [name, a] : attached_) {
-        if (auto s = detach_xdp(name, a.itf.ifindex); !s) log(s.error().message);
-        if (auto s = detach_tc_egress(name, a.itf.ifindex); !s) log(s.error().message);
-    }
+    for (auto& [name, a] : attached_) detach_interface(name, a.itf.ifindex);
     attached_.clear();
+}
+
+Status Daemon::sync_stage(const std::shared_ptr<const inspect::CompiledRulesets>& rulesets) {
+    if (rulesets->rulesets.empty()) {
+        if (stage_) log("inspection stage stopped: the config has no inspect rulesets");
+        stage_.reset();
+        return {};
+    }
+    if (stage_) {
+        stage_->update_rulesets(rulesets);
+        return {};
+    }
+    inspect::StageOptions options;
+    options.sessions_v4_fd = dp_->map_fd(SLUICE_MAP_SESSIONS_V4);
+    options.sessions_v6_fd = dp_->map_fd(SLUICE_MAP_SESSIONS_V6);
+    options.punt_cfg_fd = dp_->map_fd(SLUICE_MAP_PUNT_CFG);
+    options.counters_path = paths_.inspect_counters_file();
+    std::error_code ec;
+    std::filesystem::create_directories(paths_.state_dir, ec);  // state.json is written later
+    options.udp_idle_ns = static_cast<uint64_t>(std::chrono::nanoseconds(timeouts_.udp).count());
+    auto stage = inspect::Stage::start(options, rulesets);
+    if (!stage) return stage.error();
+    stage_ = std::move(stage.value());
+    log("inspection stage running: " + std::to_string(stage_->worker_count()) + " workers, " +
+        std::to_string(rulesets->rulesets.size()) + " rulesets, " + std::to_string(rulesets->pattern_count()) +
+        " patterns");
+    return {};
 }
 
 Status Daemon::apply_config(bool initial) {
@@ -145,12 +194,17 @@ Status Daemon::apply_config(bool initial) {
     }
     for (auto it = attached_.begin(); it != attached_.end();) {
         if (!wanted.count(it->first)) {
-            if (auto s = detach_xdp(it->first, it->second.itf.ifindex); !s) log(s.error().message);
-            if (auto s = detach_tc_egress(it->first, it->second.itf.ifindex); !s) log(s.error().message);
+            detach_interface(it->first, it->second.itf.ifindex);
             it = attached_.erase(it);
         } else {
             ++it;
         }
+    }
+    if (auto s = write_punt_rulesets(dp_->map_fd(SLUICE_MAP_PUNT_RULESETS), loaded->parsed.rulesets); !s) return s;
+    timeouts_ = loaded->parsed.timeouts;
+    if (auto s = sync_stage(loaded->rulesets); !s) {
+        if (initial) return s;
+        log("reload: inspection stage: " + s.error().message);
     }
     current_ = std::move(loaded->compiled);
     nat_ = std::move(loaded->parsed.nat);
@@ -274,6 +328,7 @@ void Daemon::serve() {
                     reload();
                 } else {
                     log("stopping: detaching programs (pinned maps and sessions are kept)");
+                    stage_.reset();
                     detach_all();
                     std::filesystem::remove(paths_.state_file());
                     close(sfd);
@@ -320,6 +375,7 @@ int Daemon::run() {
     dp_ = std::move(dp.value());
     if (auto s = apply_config(true); !s) {
         log("not started: " + s.error().message);
+        stage_.reset();
         detach_all();
         if (fresh_pins) (void)remove_pins(paths_.pin_dir);
         return 1;

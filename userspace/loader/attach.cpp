@@ -23,7 +23,7 @@ extern "C" {
 namespace sluice {
 namespace {
 
-// Filter handle/priority of our TC egress filter; fixed so a restart replaces it.
+// Filter handle/priority of our TC filters; fixed so a restart replaces them.
 constexpr uint32_t kTcHandle = 0x51c;
 constexpr uint32_t kTcPriority = 0x51c;
 
@@ -154,8 +154,15 @@ Status detach_xdp(const std::string& name, uint32_t ifindex) {
     return {};
 }
 
-Status attach_tc_egress(const std::string& name, uint32_t ifindex, int prog_fd) {
-    LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = static_cast<int>(ifindex), .attach_point = BPF_TC_EGRESS);
+namespace {
+
+const char* hook_name(TcHook hook) { return hook == TcHook::Egress ? "egress" : "ingress"; }
+bpf_tc_attach_point to_attach_point(TcHook hook) { return hook == TcHook::Egress ? BPF_TC_EGRESS : BPF_TC_INGRESS; }
+
+}  // namespace
+
+Status attach_tc(const std::string& name, uint32_t ifindex, int prog_fd, TcHook where) {
+    LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = static_cast<int>(ifindex), .attach_point = to_attach_point(where));
     int rc;
     {
         QuietLibbpf quiet;
@@ -165,17 +172,17 @@ Status attach_tc_egress(const std::string& name, uint32_t ifindex, int prog_fd) 
     LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = prog_fd, .flags = BPF_TC_F_REPLACE, .handle = kTcHandle,
                 .priority = kTcPriority);
     rc = bpf_tc_attach(&hook, &opts);
-    if (rc != 0) return make_error("interface " + name + ": TC egress attach failed: " + errtext(rc));
+    if (rc != 0) return make_error("interface " + name + ": TC " + hook_name(where) + " attach failed: " + errtext(rc));
     return {};
 }
 
-Status detach_tc_egress(const std::string& name, uint32_t ifindex) {
-    LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = static_cast<int>(ifindex), .attach_point = BPF_TC_EGRESS);
+Status detach_tc(const std::string& name, uint32_t ifindex, TcHook where) {
+    LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = static_cast<int>(ifindex), .attach_point = to_attach_point(where));
     LIBBPF_OPTS(bpf_tc_opts, opts, .handle = kTcHandle, .priority = kTcPriority);
     QuietLibbpf quiet;  // "Cannot find specified filter chain" when already gone
     int rc = bpf_tc_detach(&hook, &opts);
     if (rc != 0 && rc != -ENOENT && rc != -EINVAL && rc != -ENODEV)
-        return make_error("interface " + name + ": TC egress detach failed: " + errtext(rc));
+        return make_error("interface " + name + ": TC " + hook_name(where) + " detach failed: " + errtext(rc));
     return {};
 }
 

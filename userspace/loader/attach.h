@@ -32,9 +32,11 @@ Result<AttachResult> attach_xdp(const std::string& name, uint32_t ifindex, int p
 // Removes sluice's XDP program from the interface (leaves others alone).
 Status detach_xdp(const std::string& name, uint32_t ifindex);
 
-// TC egress (clsact) filter for tc_egress_prog; replaces an earlier one.
-Status attach_tc_egress(const std::string& name, uint32_t ifindex, int prog_fd);
-Status detach_tc_egress(const std::string& name, uint32_t ifindex);
+// A clsact filter: tc_egress_prog at egress, tc_punt_prog at ingress;
+// replaces an earlier one at the same hook.
+enum class TcHook { Ingress, Egress };
+Status attach_tc(const std::string& name, uint32_t ifindex, int prog_fd, TcHook hook);
+Status detach_tc(const std::string& name, uint32_t ifindex, TcHook hook);
 
 // Name of the XDP program attached to ifindex, or "" when none.
 std::string attached_xdp_program(uint32_t ifindex, uint32_t* prog_id = nullptr);

@@ -82,8 +82,11 @@ std::string key_bytes(const SessionEntry& e) {
     return k;
 }
 
-Status delete_session_entry(int fd_v4, int fd_v6, const SessionEntry& e) {
-    int rc;
+namespace {
+
+// Calls op(map fd, key pointer) with e's key in its family's map layout.
+template <typename Op>
+int with_session_key(int fd_v4, int fd_v6, const SessionEntry& e, Op op) {
     if (e.family == SLUICE_FAMILY_IPV4) {
         session_key_v4 k{};
         k.src_addr = e.src_addr[0];
@@ -91,17 +94,36 @@ Status delete_session_entry(int fd_v4, int fd_v6, const SessionEntry& e) {
         k.src_port = e.src_port;
         k.dst_port = e.dst_port;
         k.protocol = e.protocol;
-        rc = bpf_map_delete_elem(fd_v4, &k);
-    } else {
-        session_key_v6 k{};
-        std::memcpy(k.src_addr, e.src_addr, 16);
-        std::memcpy(k.dst_addr, e.dst_addr, 16);
-        k.src_port = e.src_port;
-        k.dst_port = e.dst_port;
-        k.protocol = e.protocol;
-        rc = bpf_map_delete_elem(fd_v6, &k);
+        return op(fd_v4, static_cast<const void*>(&k));
     }
+    session_key_v6 k{};
+    std::memcpy(k.src_addr, e.src_addr, 16);
+    std::memcpy(k.dst_addr, e.dst_addr, 16);
+    k.src_port = e.src_port;
+    k.dst_port = e.dst_port;
+    k.protocol = e.protocol;
+    return op(fd_v6, static_cast<const void*>(&k));
+}
+
+}  // namespace
+
+Status delete_session_entry(int fd_v4, int fd_v6, const SessionEntry& e) {
+    int rc = with_session_key(fd_v4, fd_v6, e, [](int fd, const void* k) { return bpf_map_delete_elem(fd, k); });
     if (rc != 0 && errno != ENOENT) return make_error(std::string("cannot delete session: ") + std::strerror(errno));
+    return {};
+}
+
+bool read_session_entry(int fd_v4, int fd_v6, SessionEntry& e) {
+    return with_session_key(fd_v4, fd_v6, e, [&e](int fd, const void* k) {
+               return bpf_map_lookup_elem(fd, k, &e.value);
+           }) == 0;
+}
+
+Status update_session_entry(int fd_v4, int fd_v6, const SessionEntry& e) {
+    int rc = with_session_key(fd_v4, fd_v6, e, [&e](int fd, const void* k) {
+        return bpf_map_update_elem(fd, k, &e.value, BPF_EXIST);
+    });
+    if (rc != 0) return make_error(std::string("cannot update session: ") + std::strerror(errno));
     return {};
 }
 

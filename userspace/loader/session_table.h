@@ -41,6 +41,11 @@ bool same_key(const SessionEntry& a, const SessionEntry& b);
 std::string key_bytes(const SessionEntry& e);
 
 Status delete_session_entry(int fd_v4, int fd_v6, const SessionEntry& e);
+// Fills e.value from the map entry keyed by e's tuple; false when absent.
+bool read_session_entry(int fd_v4, int fd_v6, SessionEntry& e);
+// Overwrites an existing entry with e.value (the datapath's counters of the
+// moment in between are lost, which is fine for rare control writes).
+Status update_session_entry(int fd_v4, int fd_v6, const SessionEntry& e);
 
 // Timeout class for an entry (state and protocol).
 int timeout_class_of(const session_value& v, uint8_t protocol);

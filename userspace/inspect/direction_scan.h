@@ -1,0 +1,57 @@
+// One direction of one punted flow as the stage scans it: its hyperscan
+// stream, the ruleset it started with, its byte count against the ruleset's
+// inspect-bytes, and the counters each match feeds.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+
+#include "inspect/scanner.h"
+#include "inspect/stage_context.h"
+
+namespace sluice::inspect {
+
+struct ScanOutcome {
+    std::optional<Action> block;  // drop or reject: the flow must be stopped
+    bool offload = false;         // inspect-bytes reached with these bytes: stop scanning
+};
+
+class DirectionScan {
+public:
+    // A TCP direction: one stream for the connection's life.
+    static Result<DirectionScan> open(std::shared_ptr<const CompiledRuleset> ruleset, Direction side, Scratch& scratch,
+                                      CounterTable* counters);
+
+    // A UDP direction: datagrams are scanned one by one, no stream.
+    static DirectionScan for_datagrams(std::shared_ptr<const CompiledRuleset> ruleset, Direction side,
+                                       CounterTable* counters) {
+        return DirectionScan(std::move(ruleset), side, std::nullopt, counters);
+    }
+
+    // The next bytes of the direction. Once offloaded, bytes pass unscanned.
+    ScanOutcome feed(std::span<const uint8_t> bytes, Scratch& scratch);
+    // End of the direction: patterns anchored at the end ('$') may match.
+    ScanOutcome finish(Scratch& scratch);
+    // A UDP datagram: scanned on its own ('^'/'$' at its edges).
+    ScanOutcome datagram(std::span<const uint8_t> bytes, Scratch& scratch);
+
+    bool offloaded() const { return offloaded_; }
+    const CompiledRuleset& ruleset() const { return *ruleset_; }
+
+private:
+    DirectionScan(std::shared_ptr<const CompiledRuleset> ruleset, Direction side, std::optional<DirectionStream> stream,
+                  CounterTable* counters)
+        : ruleset_(std::move(ruleset)), side_(side), stream_(std::move(stream)), counters_(counters) {}
+    ScanOutcome judge(const Result<Matches>& matches, size_t bytes);
+    const std::shared_ptr<const HsDatabase>& database() const;
+
+    std::shared_ptr<const CompiledRuleset> ruleset_;
+    Direction side_;
+    std::optional<DirectionStream> stream_;
+    CounterTable* counters_;
+    uint64_t clean_bytes_ = 0;
+    bool offloaded_ = false;
+};
+
+}  // namespace sluice::inspect

@@ -1,0 +1,16 @@
+// punt_rulesets: what the fast path does with each ruleset's punted flows
+// while the inspection stage is down (maps/punt.h).
+#pragma once
+
+#include <vector>
+
+#include "common/result.h"
+#include "config/config.h"
+
+namespace sluice {
+
+// Entry id = Config::ruleset_id for every configured ruleset; every other
+// id is cleared, so a flow whose ruleset left the config fails closed.
+Status write_punt_rulesets(int fd, const std::vector<config::Ruleset>& rulesets);
+
+}  // namespace sluice
