@@ -12,7 +12,7 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # run time, tests and the main job
   iproute2 iputils-ping iputils-tracepath iperf3 ethtool nftables tcpdump socat netcat-openbsd
-  linux-perf procps python3
+  linux-perf procps python3 python3-scapy
 )
 
 if [ "$(id -u)" -ne 0 ]; then
