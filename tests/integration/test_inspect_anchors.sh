@@ -66,6 +66,7 @@ for case in "${TCP_CASES[@]}"; do
     [ "${f[1]}" = block ] && BLOCKS[${f[2]}]=$((${BLOCKS[${f[2]}]:-0} + 1))
 done
 
+conns0=$(ins_counter "" connections)
 for fam in 4 6; do
     dst=$(ins_dst $fam)
     declare -A m0=()
@@ -116,6 +117,8 @@ for fam in 4 6; do
     it_expect_eq "$label: a reset carried out" "$((r0 + 1))" "$(ins_counter "" resets)"
     it_log "  (documented limitation: the server had received '$(cat "${s%.json}.recv" 2>/dev/null)' before the reset)"
 done
+it_expect_eq "TCP: the stage carried every connection (the passing ones too)" "$((conns0 + 2 * (${#TCP_CASES[@]} + 1)))" \
+    "$(ins_counter "" connections)"
 
 # UDP: one flow, every datagram judged on its own; the server must log
 # exactly the "pass" ones, in order.
@@ -153,6 +156,7 @@ for fam in 4 6; do
     done
     [ "$sane" = 1 ] && it_pass "IPv$fam UDP cases agree with Python re"
     b0=$(ins_counter "" drops)
+    d0=$(ins_counter "" datagrams)
     ins_udp_client "udp$fam" "$dst" 5350 "${args[@]}"
     got=$(ins_udp_seen "$IT_TMP/udp$fam.log" "$(jf "$IT_TMP/udp$fam.json" local_port)")
     if [ "${want% }" = "$(echo $got)" ]; then
@@ -161,6 +165,7 @@ for fam in 4 6; do
         it_fail "IPv$fam UDP: exactly the datagrams without a match arrived" "expected [${want% }], got [$(echo $got)]"
     fi
     it_expect_eq "IPv$fam UDP: one drop per datagram with a match" "$((b0 + 8))" "$(ins_counter "" drops)"
+    it_expect_eq "IPv$fam UDP: the stage scanned every datagram" "$((d0 + ${#UDP_CASES[@]}))" "$(ins_counter "" datagrams)"
     for p in start end caseless exact hex newline dot; do
         it_expect_ge "IPv$fam UDP: pattern $p counted" "$(ins_counter "$p" matches)" 1
     done

@@ -74,6 +74,7 @@ for fam in 4 6; do
     dst=$(ins_dst $fam)
     v="IPv$fam"
 
+    conns0=$(ins_counter "" connections)
     # --- reject ------------------------------------------------------------------
     m0=$(ins_counter rej-c2s matches)
     r0=$(ins_counter "" resets)
@@ -125,11 +126,14 @@ for fam in 4 6; do
     it_expect_eq "$v alert: matched once per direction" "$((m0 + 2))" "$(ins_counter alert-both matches)"
     it_expect_eq "$v alert: two alerts counted" "$((a0 + 2))" "$(ins_counter "" alerts)"
 
+    it_expect_eq "$v: the stage carried each of the 7 connections above (the passing ones too)" \
+        "$((conns0 + 7))" "$(ins_counter "" connections)"
     # --- control: no inspection, same payload ------------------------------------------
     ins_tcp_client "pl$fam" "$dst" 8090 --send 't:hello REJ-C2S-9! DROP-C2S-9!'
     c="$IT_TMP/pl$fam.json"
     s=$(ins_server_result "plain$fam" "pl$fam")
     expect_intact "$v control: a port permitted without inspection" "$c" "$s" 'REJ-C2S-[0-9]+!' client
+    it_expect_eq "$v control: it did not go through the stage" "$((conns0 + 7))" "$(ins_counter "" connections)"
 done
 # --- drop (the four connections at once: each waits for read timeouts) -------------
 m0=$(ins_counter drop-c2s matches)

@@ -201,5 +201,7 @@ it_expect_ge "raw clients that kept sending after a reset hit the session verdic
     "$(($(ins_stat drop-session-verdict) - verdict0))" "$resets"
 it_expect_ge "reversed fragments: the later ones were dropped for want of a record (drop-fragment-no-record)" \
     "$(($(ins_stat drop-fragment-no-record) - norecord0))" 2
+it_expect_eq "the stage carried every connection (3 per family with sockets, one per raw scenario)" \
+    "$((2 * (3 + ${#SCENARIOS[@]})))" "$(ins_counter "" connections)"
 it_expect_ge "every reject was counted" "$(ins_counter "" resets)" "$((resets + 6))"
 it_finish

@@ -124,6 +124,8 @@ for fam in 4 6; do
         "$(ins_udp_seen "$IT_TMP/sink$fam.log" "$(jf "$c" local_port)")"
     it_expect_eq "$v alert: counted" "$((a0 + 1))" "$(ins_counter "" alerts)"
 done
+# Per family: 14 clean + 3 + 3 + (2 + 3) + 1 + (1 + 1) + 3 + (1 + 2) + 1.
+it_expect_eq "the stage scanned every datagram sent, both directions (35 per family)" 70 "$(ins_counter "" datagrams)"
 it_expect_ge "punt-to-inspection grew (every datagram crossed the punt path)" "$(($(ins_stat punt-to-inspection) - punted0))" 40
 it_expect_eq "no stage errors" "0" "$(ins_counter "" stage_errors)"
 it_finish
