@@ -13,6 +13,7 @@
 #include "loader/attach.h"
 #include "loader/datapath.h"
 #include "loader/instance_paths.h"
+#include "loader/punt_routing.h"
 
 namespace sluice::cli {
 namespace {
@@ -70,6 +71,51 @@ int reload(const std::string& instance, std::ostream& out, std::ostream& err) {
     return 0;
 }
 
+int inspect_stage(const std::string& instance, bool start, std::ostream& out, std::ostream& err) {
+    if (auto s = prepare_bpffs(); !s) {
+        err << "sluice: " << s.error().message << "\n";
+        return 1;
+    }
+    InstancePaths paths = instance_paths(instance);
+    auto state = read_state(paths.state_file());
+    if (!state || !process_alive(state->value("pid", 0))) {
+        err << "sluice: instance " << instance << " is not running\n";
+        return 1;
+    }
+    nlohmann::json inspect = state->value("inspect", nlohmann::json::object());
+    if (inspect.value("rulesets", nlohmann::json::array()).empty()) {
+        err << "sluice: instance " << instance << " has no inspect rulesets: there is no stage to "
+            << (start ? "start" : "stop") << "\n";
+        return 1;
+    }
+    uint64_t before = inspect.value("changes", uint64_t{0});
+    kill(state->value("pid", 0), start ? SIGUSR2 : SIGUSR1);
+    nlohmann::json after;
+    bool answered = wait_until(
+        [&] {
+            auto s = read_state(paths.state_file());
+            if (s && s->value("inspect", nlohmann::json::object()).value("changes", uint64_t{0}) > before) {
+                after = s->value("inspect", nlohmann::json::object());
+                return true;
+            }
+            return false;
+        },
+        std::chrono::seconds(30));
+    if (!answered) {
+        err << "sluice: the daemon did not answer within 30s\n";
+        return 1;
+    }
+    bool running = after.value("running", false);
+    if (running != start) {
+        err << "sluice: the inspection stage is " << (running ? "still running" : "not running")
+            << "; see the daemon's log\n";
+        return 1;
+    }
+    out << "sluice: inspection stage " << (start ? "running" : "stopped: punted flows get their ruleset's fail-mode")
+        << "\n";
+    return 0;
+}
+
 int down(const std::string& instance, std::ostream& out, std::ostream& err) {
     if (auto s = prepare_bpffs(); !s) {
         err << "sluice: " << s.error().message << "\n";
@@ -106,6 +152,11 @@ int down(const std::string& instance, std::ostream& out, std::ostream& err) {
         }
     }
     if (auto s = remove_pins(paths.pin_dir); !s) {
+        err << "sluice: " << s.error().message << "\n";
+        status = 1;
+    }
+    // A stage that died without cleaning up leaves its policy route behind.
+    if (auto s = remove_punt_routing(PuntRouting{}); !s) {
         err << "sluice: " << s.error().message << "\n";
         status = 1;
     }
