@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <thread>
 
 #include "config/check.h"
@@ -13,6 +15,7 @@
 #include "loader/attach.h"
 #include "loader/datapath.h"
 #include "loader/instance_paths.h"
+#include "loader/punt_routing.h"
 
 namespace sluice::cli {
 namespace {
@@ -26,19 +29,51 @@ bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds lim
     return done();
 }
 
-}  // namespace
-
-int reload(const std::string& instance, std::ostream& out, std::ostream& err) {
+// The running instance's state file, or nullopt (the reason printed).
+std::optional<nlohmann::json> running_state(const std::string& instance, InstancePaths& paths, std::ostream& err) {
     if (auto s = prepare_bpffs(); !s) {
         err << "sluice: " << s.error().message << "\n";
-        return 1;
+        return std::nullopt;
     }
-    InstancePaths paths = instance_paths(instance);
+    paths = instance_paths(instance);
     auto state = read_state(paths.state_file());
     if (!state || !process_alive(state->value("pid", 0))) {
         err << "sluice: instance " << instance << " is not running\n";
-        return 1;
+        return std::nullopt;
     }
+    return state;
+}
+
+// Sends the daemon `signal`, then waits (30 s at most) for a state file in
+// which answered(state) holds; that state, or nullopt (the reason printed).
+std::optional<nlohmann::json> signal_and_wait(const InstancePaths& paths, const nlohmann::json& state, int signal,
+                                              const std::function<bool(const nlohmann::json&)>& answered,
+                                              std::ostream& err) {
+    kill(state.value("pid", 0), signal);
+    nlohmann::json after;
+    bool ok = wait_until(
+        [&] {
+            auto s = read_state(paths.state_file());
+            if (s && answered(*s)) {
+                after = *s;
+                return true;
+            }
+            return false;
+        },
+        std::chrono::seconds(30));
+    if (!ok) {
+        err << "sluice: the daemon did not answer within 30s\n";
+        return std::nullopt;
+    }
+    return after;
+}
+
+}  // namespace
+
+int reload(const std::string& instance, std::ostream& out, std::ostream& err) {
+    InstancePaths paths;
+    auto state = running_state(instance, paths, err);
+    if (!state) return 1;
     std::string config = state->value("config", "");
     std::ostringstream summary;
     if (config::run_check(config, summary, err, false) != 0) {
@@ -46,27 +81,45 @@ int reload(const std::string& instance, std::ostream& out, std::ostream& err) {
         return 1;
     }
     uint64_t before = state->value("reloads", uint64_t{0});
-    kill(state->value("pid", 0), SIGHUP);
-    nlohmann::json after;
-    bool answered = wait_until(
-        [&] {
-            auto s = read_state(paths.state_file());
-            if (s && s->value("reloads", uint64_t{0}) > before) {
-                after = *s;
-                return true;
-            }
-            return false;
-        },
-        std::chrono::seconds(30));
-    if (!answered) {
-        err << "sluice: the daemon did not answer the reload within 30s\n";
-        return 1;
-    }
+    auto answer = signal_and_wait(
+        paths, *state, SIGHUP, [&](const nlohmann::json& s) { return s.value("reloads", uint64_t{0}) > before; }, err);
+    if (!answer) return 1;
+    nlohmann::json after = *answer;
     if (!after["last_reload"].value("ok", false)) {
         err << "sluice: reload rejected: " << after["last_reload"].value("message", "") << "\n";
         return 1;
     }
     out << "sluice: reloaded " << config << " (config generation " << after.value("config_generation", 0) << ")\n";
+    return 0;
+}
+
+int inspect_stage(const std::string& instance, bool start, std::ostream& out, std::ostream& err) {
+    InstancePaths paths;
+    auto state = running_state(instance, paths, err);
+    if (!state) return 1;
+    nlohmann::json inspect = state->value("inspect", nlohmann::json::object());
+    if (inspect.value("rulesets", nlohmann::json::array()).empty()) {
+        err << "sluice: instance " << instance << " has no inspect rulesets: there is no stage to "
+            << (start ? "start" : "stop") << "\n";
+        return 1;
+    }
+    uint64_t before = inspect.value("changes", uint64_t{0});
+    auto answer = signal_and_wait(
+        paths, *state, start ? SIGUSR2 : SIGUSR1,
+        [&](const nlohmann::json& s) {
+            return s.value("inspect", nlohmann::json::object()).value("changes", uint64_t{0}) > before;
+        },
+        err);
+    if (!answer) return 1;
+    nlohmann::json after = answer->value("inspect", nlohmann::json::object());
+    bool running = after.value("running", false);
+    if (running != start) {
+        err << "sluice: the inspection stage is " << (running ? "still running" : "not running")
+            << "; see the daemon's log\n";
+        return 1;
+    }
+    out << "sluice: inspection stage " << (start ? "running" : "stopped: punted flows get their ruleset's fail-mode")
+        << "\n";
     return 0;
 }
 
@@ -106,6 +159,11 @@ int down(const std::string& instance, std::ostream& out, std::ostream& err) {
         }
     }
     if (auto s = remove_pins(paths.pin_dir); !s) {
+        err << "sluice: " << s.error().message << "\n";
+        status = 1;
+    }
+    // A stage that died without cleaning up leaves its policy route behind.
+    if (auto s = remove_punt_routing(PuntRouting{}); !s) {
         err << "sluice: " << s.error().message << "\n";
         status = 1;
     }

@@ -14,4 +14,9 @@ int reload(const std::string& instance, std::ostream& out, std::ostream& err);
 // and state.
 int down(const std::string& instance, std::ostream& out, std::ostream& err);
 
+// `sluice inspect stop|start`: takes the running instance's inspection stage
+// down (punted flows get their ruleset's fail-mode) or back up, and waits
+// for the daemon to confirm.
+int inspect_stage(const std::string& instance, bool start, std::ostream& out, std::ostream& err);
+
 }  // namespace sluice::cli

@@ -34,13 +34,18 @@ int main(int argc, char** argv) {
     auto* down = app.add_subcommand("down", "stop the instance, detach its programs, remove its pins");
     down->add_option("--instance", instance, "instance name");
 
-    auto* show = app.add_subcommand("show", "show sessions, stats, zones, policies or nat");
+    auto* show = app.add_subcommand("show", "show sessions, stats, zones, policies, nat or inspect");
     std::string what;
-    show->add_option("what", what, "sessions | stats | zones | policies | nat")
+    show->add_option("what", what, "sessions | stats | zones | policies | nat | inspect")
         ->required()
-        ->check(CLI::IsMember({"sessions", "stats", "zones", "policies", "nat"}));
+        ->check(CLI::IsMember({"sessions", "stats", "zones", "policies", "nat", "inspect"}));
     show->add_option("--instance", instance, "instance name");
     show->add_flag("--json", json, "machine-readable output");
+
+    auto* inspect = app.add_subcommand("inspect", "stop or start the running instance's inspection stage");
+    std::string inspect_action;
+    inspect->add_option("action", inspect_action, "stop | start")->required()->check(CLI::IsMember({"stop", "start"}));
+    inspect->add_option("--instance", instance, "instance name");
 
     sluice::perftest::add_perf_test_commands(app);
     sluice::cluster::add_cluster_commands(app);
@@ -56,6 +61,7 @@ int main(int argc, char** argv) {
     if (*check) return sluice::config::run_check(config_path, std::cout, std::cerr, json);
     if (*reload) return sluice::cli::reload(instance, std::cout, std::cerr);
     if (*down) return sluice::cli::down(instance, std::cout, std::cerr);
+    if (*inspect) return sluice::cli::inspect_stage(instance, inspect_action == "start", std::cout, std::cerr);
     if (*show) return sluice::cli::show(what, instance, json, std::cout, std::cerr);
     return 1;
 }

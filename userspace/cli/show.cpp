@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/pinned_map.h"
+#include "cli/show_inspect.h"
 #include "cli/show_nat.h"
 #include "daemon/state_file.h"
 #include "loader/instance_paths.h"
@@ -201,6 +202,7 @@ int show(const std::string& what, const std::string& instance, bool json_out, st
     // Rules and pools come from the state file; without it the maps still tell
     // the interface addresses and the live translations.
     if (what == "nat") return show_nat(paths, state, json_out, out, err);
+    if (what == "inspect") return show_inspect(paths, state, json_out, out, err);
     if (state.empty()) {
         err << "sluice: instance " << instance << " is not running (no " << paths.state_file() << ")\n";
         return 1;

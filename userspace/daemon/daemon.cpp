@@ -78,6 +78,7 @@ private:
     // Runs the inspection stage while the config has rulesets; hands it new ones.
     Status sync_stage(const std::shared_ptr<const inspect::CompiledRulesets>& rulesets);
     void write_state_file();
+    nlohmann::json inspect_state_json() const;
     void reload();
     void serve();
 
@@ -90,6 +91,10 @@ private:
     std::string ifaddrs_logged_;                // last nat_ifaddrs summary logged
     std::map<std::string, Attached> attached_;  // by interface name (attach device)
     std::unique_ptr<inspect::Stage> stage_;     // while the config has inspect rulesets
+    std::shared_ptr<const inspect::CompiledRulesets> rulesets_;  // the running config's
+    std::vector<config::Ruleset> ruleset_configs_;
+    bool stage_held_ = false;
+    uint64_t stage_changes_ = 0;                // answered `sluice inspect stop|start` requests                   // `sluice inspect stop`: kept down until `start`
     config::Timeouts timeouts_;
     nlohmann::json last_reload_ = {{"ok", true}, {"message", ""}};
     uint64_t reloads_ = 0;
@@ -150,8 +155,10 @@ void Daemon::detach_all() {
 }
 
 Status Daemon::sync_stage(const std::shared_ptr<const inspect::CompiledRulesets>& rulesets) {
-    if (rulesets->rulesets.empty()) {
-        if (stage_) log("inspection stage stopped: the config has no inspect rulesets");
+    if (rulesets->rulesets.empty() || stage_held_) {
+        if (stage_)
+            log(stage_held_ ? "inspection stage stopped by the operator: punted flows get their ruleset's fail-mode"
+                            : "inspection stage stopped: the config has no inspect rulesets");
         stage_.reset();
         return {};
     }
@@ -202,7 +209,9 @@ Status Daemon::apply_config(bool initial) {
     }
     if (auto s = write_punt_rulesets(dp_->map_fd(SLUICE_MAP_PUNT_RULESETS), loaded->parsed.rulesets); !s) return s;
     timeouts_ = loaded->parsed.timeouts;
-    if (auto s = sync_stage(loaded->rulesets); !s) {
+    rulesets_ = loaded->rulesets;
+    ruleset_configs_ = loaded->parsed.rulesets;
+    if (auto s = sync_stage(rulesets_); !s) {
         if (initial) return s;
         log("reload: inspection stage: " + s.error().message);
     }
@@ -283,10 +292,42 @@ void Daemon::write_state_file() {
         policies.push_back(j);
     }
     state["nat"] = nat_state_json(nat_);
+    state["inspect"] = inspect_state_json();
     state["default_action"] = current_.default_action == POLICY_ACTION_PERMIT ? "permit"
                               : current_.default_action == POLICY_ACTION_REJECT ? "reject"
                                                                                 : "deny";
     if (auto s = write_state(paths_.state_file(), state); !s) log(s.error().message);
+}
+
+nlohmann::json Daemon::inspect_state_json() const {
+    nlohmann::json j;
+    j["running"] = stage_ != nullptr;
+    j["held_by_operator"] = stage_held_;
+    j["changes"] = stage_changes_;
+    j["counters"] = paths_.inspect_counters_file();
+    if (stage_) {
+        j["workers"] = stage_->worker_count();
+        j["tcp_port"] = stage_->ports().tcp;
+        j["udp_port"] = stage_->ports().udp;
+    }
+    auto& list = j["rulesets"] = nlohmann::json::array();
+    for (size_t i = 0; i < ruleset_configs_.size(); ++i) {
+        const auto& r = ruleset_configs_[i];
+        nlohmann::json rj = {{"name", r.name}, {"id", i + 1}, {"fail_mode", r.fail_closed ? "closed" : "open"}};
+        rj["inspect_bytes"] = r.inspect_bytes ? nlohmann::json(*r.inspect_bytes) : nlohmann::json("unlimited");
+        auto& patterns = rj["patterns"] = nlohmann::json::array();
+        for (const auto& p : r.patterns) {
+            static const char* directions[] = {"client-to-server", "server-to-client", "both"};
+            static const char* actions[] = {"reject", "drop", "alert"};
+            patterns.push_back({{"name", p.name},
+                                {"regex", p.regex},
+                                {"direction", directions[static_cast<int>(p.direction)]},
+                                {"action", actions[static_cast<int>(p.action)]},
+                                {"caseless", p.caseless}});
+        }
+        list.push_back(rj);
+    }
+    return j;
 }
 
 void Daemon::reload() {
@@ -309,6 +350,8 @@ void Daemon::serve() {
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGINT);
     sigaddset(&mask, SIGHUP);
+    sigaddset(&mask, SIGUSR1);  // sluice inspect stop
+    sigaddset(&mask, SIGUSR2);  // sluice inspect start
     int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     auto watcher = NetlinkWatcher::open();
     if (!watcher)
@@ -326,6 +369,11 @@ void Daemon::serve() {
             while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
                 if (si.ssi_signo == SIGHUP) {
                     reload();
+                } else if (si.ssi_signo == SIGUSR1 || si.ssi_signo == SIGUSR2) {
+                    stage_held_ = si.ssi_signo == SIGUSR1;
+                    if (auto st = sync_stage(rulesets_); !st) log("inspection stage: " + st.error().message);
+                    ++stage_changes_;
+                    write_state_file();
                 } else {
                     log("stopping: detaching programs (pinned maps and sessions are kept)");
                     stage_.reset();
@@ -343,6 +391,7 @@ void Daemon::serve() {
             if (watcher.value()->addresses_changed()) refresh_nat_ifaddrs();
         }
         if (auto r = gc.maybe_collect(coarse_now_ns()); !r) log("session GC: " + r.error().message);
+        if (stage_) stage_->check_load();
     }
 }
 
@@ -401,6 +450,10 @@ int run_daemon(const RunOptions& options) {
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGINT);
     sigaddset(&mask, SIGHUP);
+    sigaddset(&mask, SIGUSR1);
+    sigaddset(&mask, SIGUSR2);
+    // Before any thread starts (the inspection workers inherit the mask), so
+    // only the signalfd in serve() ever sees these.
     sigprocmask(SIG_BLOCK, &mask, nullptr);
     Daemon d(options);
     return d.run();

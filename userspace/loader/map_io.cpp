@@ -65,14 +65,22 @@ Status prune_zones(int fd, const std::vector<std::pair<zone_key, zone_value>>& k
     return {};
 }
 
-Result<std::vector<uint64_t>> read_percpu_counters(int fd, uint32_t entries) {
+Result<std::vector<uint64_t>> read_percpu_words(int fd, uint32_t key, size_t words) {
     int cpus = libbpf_num_possible_cpus();
     if (cpus <= 0) return make_error("cannot count CPUs");
-    std::vector<uint64_t> per_cpu(static_cast<size_t>(cpus));
+    std::vector<uint64_t> per_cpu(static_cast<size_t>(cpus) * words);
+    if (bpf_map_lookup_elem(fd, &key, per_cpu.data()) != 0) return map_error("cannot read", "per-CPU counters", errno);
+    std::vector<uint64_t> sums(words, 0);
+    for (size_t i = 0; i < per_cpu.size(); ++i) sums[i % words] += per_cpu[i];
+    return sums;
+}
+
+Result<std::vector<uint64_t>> read_percpu_counters(int fd, uint32_t entries) {
     std::vector<uint64_t> totals(entries, 0);
     for (uint32_t i = 0; i < entries; ++i) {
-        if (bpf_map_lookup_elem(fd, &i, per_cpu.data()) != 0) return map_error("cannot read", "stats", errno);
-        for (uint64_t v : per_cpu) totals[i] += v;
+        auto one = read_percpu_words(fd, i, 1);
+        if (!one) return one.error();
+        totals[i] = one.value()[0];
     }
     return totals;
 }

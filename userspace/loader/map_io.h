@@ -80,6 +80,9 @@ std::vector<K> map_keys(int fd) {
     return keys;
 }
 
+// Sums, word by word over all possible CPUs, the value at key of a per-CPU
+// map whose value is `words` u64 counters.
+Result<std::vector<uint64_t>> read_percpu_words(int fd, uint32_t key, size_t words);
 // Sums a per-CPU u64 array slot over all possible CPUs.
 Result<std::vector<uint64_t>> read_percpu_counters(int fd, uint32_t entries);
 
