@@ -32,9 +32,11 @@ ins_need_stage() {
 # ins_call REQUEST ARGS...: one helper answer (inspect_peer.py helper_answer)
 # on stdout; its status is the answer's.
 ins_call() {
-    local line rc IFS=$'\t'
-    if [ -n "$INS_HELPER_PID" ] && kill -0 "$INS_HELPER_PID" 2>/dev/null; then
-        printf '%s\n' "$*" >&"${INS_HELPER[1]}"
+    local line="" rc IFS=$'\t'
+    # (in a pipeline's or background subshell bash has closed the coproc's
+    # descriptors: then a one-shot process answers)
+    if [ -n "$INS_HELPER_PID" ] && [ -n "${INS_HELPER[1]:-}" ] &&
+        { printf '%s\n' "$*" >&"${INS_HELPER[1]}"; } 2>/dev/null; then
         IFS= read -r line <&"${INS_HELPER[0]}"
     else
         line=$("$IT_PY" "$INS_PEER" helper-once "$@")

@@ -5,7 +5,8 @@
 #   caseless: true matches any case; caseless: false only the exact case;
 #   '^' only at the start of the direction's stream (TCP) / of each datagram
 #       (UDP), not after a newline, not at the start of a later segment;
-#   '$' UDP: the end of a datagram (dropped); TCP: the end of the stream,
+#   '$' (also before a final '\n', as in PCRE; docs/inspect.md)
+#       UDP: the end of a datagram (dropped); TCP: the end of the stream,
 #       seen at the client's FIN, after the data was forwarded (documented
 #       limitation): the connection is reset at FIN and the match counted;
 #   '\xNN' hex escapes match binary bytes ('\x00\x01secret');
@@ -103,21 +104,27 @@ for fam in 4 6; do
             "$(ins_counter "$p" matches)"
     done
 
-    # '$' over TCP: the end of the stream is known only at the client's FIN.
-    label="IPv$fam TCP end of stream"
-    m0=$(ins_counter end matches)
-    r0=$(ins_counter "" resets)
-    ins_tcp_client "end-$fam" "$dst" 8080 --send 't:xx THE-END'
-    c="$IT_TMP/end-$fam.json"
-    s=$(ins_server_result "sink$fam" "end-$fam")
-    it_check "$label: the client's stream ends with the pattern (Python re)" ins_contains "$c.sent" 'THE-END$'
-    it_expect_eq "$label: the client saw a reset (at its FIN), not EOF" reset "$(jf "$c" recv_end)"
-    it_expect_eq "$label: the server saw a reset instead of EOF" reset "$(jf "$s" recv_end)"
-    it_expect_eq "$label: pattern end counted" "$((m0 + 1))" "$(ins_counter end matches)"
-    it_expect_eq "$label: a reset carried out" "$((r0 + 1))" "$(ins_counter "" resets)"
-    it_log "  (documented limitation: the server had received '$(cat "${s%.json}.recv" 2>/dev/null)' before the reset)"
+    # '$' over TCP: the end of the stream is known only at the client's FIN
+    # (also before a final newline, as in PCRE).
+    ends=('xx THE-END' 'xx THE-END\n')
+    for i in 0 1; do
+        end=${ends[$i]}
+        name="end$i-$fam"
+        label="IPv$fam TCP end of stream ('$end')"
+        m0=$(ins_counter end matches)
+        r0=$(ins_counter "" resets)
+        ins_tcp_client "$name" "$dst" 8080 --send "t:$end"
+        c="$IT_TMP/$name.json"
+        s=$(ins_server_result "sink$fam" "$name")
+        it_check "$label: the client's stream ends with the pattern (Python re)" ins_contains "$c.sent" 'THE-END$'
+        it_expect_eq "$label: the client saw a reset (at its FIN), not EOF" reset "$(jf "$c" recv_end)"
+        it_expect_eq "$label: the server saw a reset instead of EOF" reset "$(jf "$s" recv_end)"
+        it_expect_eq "$label: pattern end counted" "$((m0 + 1))" "$(ins_counter end matches)"
+        it_expect_eq "$label: a reset carried out" "$((r0 + 1))" "$(ins_counter "" resets)"
+        it_log "  (documented: the server had received $(wc -c <"${s%.json}.recv" 2>/dev/null) bytes before the reset)"
+    done
 done
-it_expect_eq "TCP: the stage carried every connection (the passing ones too)" "$((conns0 + 2 * (${#TCP_CASES[@]} + 1)))" \
+it_expect_eq "TCP: the stage carried every connection (the passing ones too)" "$((conns0 + 2 * (${#TCP_CASES[@]} + 2)))" \
     "$(ins_counter "" connections)"
 
 # UDP: one flow, every datagram judged on its own; the server must log
@@ -127,6 +134,7 @@ UDP_CASES=(
     "block|t:BEGIN-udp"
     "pass|t:xx BEGIN-udp"
     "block|t:xx THE-END"
+    "block|t:xx THE-END\n"
     "pass|t:xx THE-END yy"
     "block|t:SECRET-WORD"
     "block|t:Secret-Word"
@@ -164,7 +172,7 @@ for fam in 4 6; do
     else
         it_fail "IPv$fam UDP: exactly the datagrams without a match arrived" "expected [${want% }], got [$(echo $got)]"
     fi
-    it_expect_eq "IPv$fam UDP: one drop per datagram with a match" "$((b0 + 8))" "$(ins_counter "" drops)"
+    it_expect_eq "IPv$fam UDP: one drop per datagram with a match" "$((b0 + 9))" "$(ins_counter "" drops)"
     it_expect_eq "IPv$fam UDP: the stage scanned every datagram" "$((d0 + ${#UDP_CASES[@]}))" "$(ins_counter "" datagrams)"
     for p in start end caseless exact hex newline dot; do
         it_expect_ge "IPv$fam UDP: pattern $p counted" "$(ins_counter "$p" matches)" 1

@@ -8,7 +8,9 @@
 #     flow goes on: the next clean datagram passes, also when the very first
 #     datagram of a flow was the dropped one;
 #   - direction is honoured (client-to-server / server-to-client / both);
-#     alert only counts.
+#     alert only counts;
+#   - a flow whose first datagram is fragmented (documented: that datagram may
+#     be lost) goes on, and its client is not told "port unreachable".
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/inspect_lib.sh"
 it_init inspect_udp iud
@@ -43,6 +45,7 @@ expect_list() {
 }
 
 punted0=$(ins_stat punt-to-inspection)
+frag_datagrams=0  # scanned in the fragmented-first-datagram flows (not counted below)
 for fam in 4 6; do
     dst=$(ins_dst $fam)
     sends=()
@@ -116,6 +119,23 @@ for fam in 4 6; do
     c="$IT_TMP/both2$fam.json"
     expect_list "$v both: server->client pattern dropped" "t:r-3" "$(ins_udp_got "$c")"
 
+    # --- a flow whose first datagram is fragmented (docs/inspect.md, Limits: that
+    # datagram is expected to be lost) ------------------------------------------------
+    fd0=$(ins_counter "" datagrams)
+    ins_udp_client "frag$fam" "$dst" 5351 --send r:8000:7 --send t:f-1 --send t:f-2 --send t:f-3 --pause 0.3
+    c="$IT_TMP/frag$fam.json"
+    seen=$(ins_udp_seen "$IT_TMP/sink$fam.log" "$(jf "$c" local_port)")
+    big=$(ins_sha r:8000:7)
+    case " $seen " in
+    *" $big "*) it_log "  (IPv$fam: the fragmented first datagram arrived)" ;;
+    *) it_log "  (IPv$fam: the fragmented first datagram was lost, as documented)" ;;
+    esac
+    it_expect_eq "$v fragmented first datagram: the client's socket got no error (no ICMP port unreachable for an open port)" \
+        "[]" "$(jf "$c" errors)"
+    expect_list "$v fragmented first datagram: the flow goes on, the next datagrams pass" "t:f-1 t:f-2 t:f-3" \
+        "${seen/$big/}"
+    frag_datagrams=$((frag_datagrams + $(ins_counter "" datagrams) - fd0))
+
     # --- alert --------------------------------------------------------------------------
     a0=$(ins_counter "" alerts)
     ins_udp_client "alert$fam" "$dst" 5351 --send 't:UDP-ALERT-8!'
@@ -125,7 +145,8 @@ for fam in 4 6; do
     it_expect_eq "$v alert: counted" "$((a0 + 1))" "$(ins_counter "" alerts)"
 done
 # Per family: 14 clean + 3 + 3 + (2 + 3) + 1 + (1 + 1) + 3 + (1 + 2) + 1.
-it_expect_eq "the stage scanned every datagram sent, both directions (35 per family)" 70 "$(ins_counter "" datagrams)"
+it_expect_eq "the stage scanned every datagram sent, both directions (35 per family, the fragment flows aside)" \
+    70 "$(($(ins_counter "" datagrams) - frag_datagrams))"
 it_expect_ge "punt-to-inspection grew (every datagram crossed the punt path)" "$(($(ins_stat punt-to-inspection) - punted0))" 40
 it_expect_eq "no stage errors" "0" "$(ins_counter "" stage_errors)"
 it_finish
