@@ -122,7 +122,11 @@ int xdp_zone_prog(struct xdp_md *ctx)
 	s = session_lookup(pc->family, &pc->key);
 	if (!s)
 		return jump(ctx, SLUICE_JUMP_POLICY);
-	if (s->verdict != SESSION_VERDICT_PASS) {
+	/* A verdict ends the flow; a new SYN reusing a closed tuple (tcp_track
+	 * says so below) is a new flow and is classified again. */
+	if (s->verdict != SESSION_VERDICT_PASS &&
+	    !(pc->protocol == IPPROTO_TCP && s->tcp_state == TCP_SESSION_CLOSED && !(s->flags & SESSION_F_REPLY) &&
+	      (pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_ACK)) == TCP_FLAG_SYN)) {
 		struct punt_ruleset_stats *st = punt_ruleset_stats(s->ruleset_id);
 
 		if (st && s->ruleset_id)

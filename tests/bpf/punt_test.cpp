@@ -100,6 +100,7 @@ protected:
         auto v = session4(kLanHost4, kWanHost4, sport, dport, proto::kTcp);
         ASSERT_TRUE(v);
         v->verdict = verdict;
+        v->tcp_state = TCP_SESSION_CLOSED;  // as the stage writes it (inspect/session_link.cpp)
         ASSERT_EQ(bpf_map_update_elem(env_->map_fd(SLUICE_MAP_SESSIONS_V4), &key, &*v, BPF_EXIST), 0);
     }
 };
@@ -211,6 +212,20 @@ TEST_F(PuntTest, StageVerdictDropsPacketsInFlight) {
     expect_fixture({"data after a reject verdict", data, lan_if(), XDP_DROP, {}});
     EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_SESSION_VERDICT));
     EXPECT_EQ(ruleset_stats(1).verdict_packets, 1u);
+}
+
+TEST_F(PuntTest, NewSynAfterAVerdictIsANewFlow) {
+    Bytes syn = lan_to_wan4().tcp(kClientPort, 8080).seq(1000).syn().build();
+    expect_fixture({"SYN", syn, lan_if(), XDP_PASS, punted(syn, 1, false)});
+    write_verdict4(kClientPort, 8080, SESSION_VERDICT_RESET);
+    Bytes ack = lan_to_wan4().tcp(kClientPort, 8080).seq(1001).ack_seq(1).ack().build();
+    expect_fixture({"a late ACK of the reset connection", ack, lan_if(), XDP_DROP, {}});
+    Bytes again = lan_to_wan4().tcp(kClientPort, 8080).seq(90000).syn().build();
+    expect_fixture({"a new SYN from the same port", again, lan_if(), XDP_PASS, punted(again, 1, false)});
+    auto fwd = session4(kLanHost4, kWanHost4, kClientPort, 8080, proto::kTcp);
+    ASSERT_TRUE(fwd);
+    EXPECT_EQ(fwd->verdict, SESSION_VERDICT_PASS);
+    EXPECT_EQ(fwd->tcp_state, TCP_SESSION_SYN_SENT);
 }
 
 TEST_F(PuntTest, RulesetGoneFromConfigFailsClosed) {

@@ -36,6 +36,9 @@ Status SessionLink::set_verdict(const SessionEntry& initiator, uint8_t verdict) 
     for (auto& e : entries) {
         if (!read_session_entry(fd_v4_, fd_v6_, e)) continue;  // expired meanwhile
         e.value.verdict = verdict;
+        // The stage ended both connections: the session is over for the fast
+        // path too (GC's short timeout; a new SYN on the tuple is a new flow).
+        if (e.protocol == IPPROTO_TCP) e.value.tcp_state = TCP_SESSION_CLOSED;
         if (auto s = update_session_entry(fd_v4_, fd_v6_, e); !s) return s;
     }
     return {};

@@ -102,7 +102,15 @@ void TcpRelay::on_leg(Leg& leg, uint32_t events) {
         update_interest();
         return;
     }
-    if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !leg.read_eof) on_readable(leg);
+    if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !leg.read_eof) {
+        on_readable(leg);
+    } else if ((events & (EPOLLHUP | EPOLLERR)) && !leg.write_shut) {
+        // The peer sent FIN, then reset (or vanished) while bytes may still be
+        // due to it: nothing more can reach it, so the other side is told too.
+        // (Ignoring this would also leave epoll reporting it forever.)
+        abort_both();
+        return;
+    }
     if (retired_) return;
     if (events & EPOLLOUT) flush(leg);
     if (retired_) return;
