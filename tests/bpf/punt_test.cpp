@@ -56,11 +56,12 @@ protected:
     void SetUp() override {
         DatapathTest::SetUp();
         if (IsSkipped() || HasFatalFailure()) return;
-        config::Ruleset strict, lenient;
-        strict.name = "strict";
-        lenient.name = "lenient";
-        lenient.fail_closed = false;
-        ASSERT_TRUE(write_punt_rulesets(env_->map_fd(SLUICE_MAP_PUNT_RULESETS), {strict, lenient}));
+        config::Config c;
+        c.rulesets.resize(2);
+        c.rulesets[0].name = "strict";
+        c.rulesets[1].name = "lenient";
+        c.rulesets[1].fail_closed = false;
+        ASSERT_TRUE(write_punt_rulesets(env_->map_fd(SLUICE_MAP_PUNT_RULESETS), c));
         set_stage(true, false);
     }
 
@@ -232,9 +233,10 @@ TEST_F(PuntTest, RulesetGoneFromConfigFailsClosed) {
     Bytes syn = lan_to_wan4().tcp(kClientPort, 8443).seq(1000).syn().build();
     expect_fixture({"SYN (lenient ruleset)", syn, lan_if(), XDP_PASS, punted(syn, 2, false)});
     // A reload that drops the ruleset: its flows fail closed even though it was open.
-    config::Ruleset strict;
-    strict.name = "strict";
-    ASSERT_TRUE(write_punt_rulesets(env_->map_fd(SLUICE_MAP_PUNT_RULESETS), {strict}));
+    config::Config c;
+    c.rulesets.resize(1);
+    c.rulesets[0].name = "strict";
+    ASSERT_TRUE(write_punt_rulesets(env_->map_fd(SLUICE_MAP_PUNT_RULESETS), c));
     set_stage(false, false);
     expect_fixture({"retransmitted SYN, stage down", syn, lan_if(), XDP_DROP, {}});
     EXPECT_EQ(ruleset_stats(2).fail_closed_packets, 1u);

@@ -3,6 +3,7 @@
 #include <iomanip>
 
 #include "cli/pinned_map.h"
+#include "daemon/state_file.h"
 #include "loader/map_io.h"
 
 namespace sluice::cli {
@@ -30,7 +31,7 @@ const inspect::SlotSnapshot* find_slot(const std::optional<inspect::CounterSnaps
 json inspect_report(const InspectReportInput& in) {
     json inspect = in.state.value("inspect", json::object());
     json report;
-    json stage = {{"running", inspect.value("running", false)},
+    json stage = {{"running", inspect.value("running", false) && process_alive(in.state.value("pid", 0))},
                   {"held_by_operator", inspect.value("held_by_operator", false)},
                   {"datapath_sees_stage_up", in.stage_up_in_datapath},
                   {"overloaded", in.overloaded}};

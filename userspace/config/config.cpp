@@ -26,6 +26,10 @@ const Ruleset* Config::find_ruleset(const std::string& name) const {
 const NatPool* Config::find_pool(const std::string& name) const { return find_by_name(nat.pools, name); }
 
 uint16_t Config::ruleset_id(const std::string& name) const {
+    if (!ruleset_ids.empty()) {
+        auto it = ruleset_ids.find(name);
+        return it == ruleset_ids.end() ? 0 : it->second;
+    }
     for (size_t i = 0; i < rulesets.size(); ++i)
         if (rulesets[i].name == name) return static_cast<uint16_t>(i + 1);
     return 0;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -190,13 +191,17 @@ struct Config {
     Timeouts timeouts;
     Nat nat;
     std::vector<Ruleset> rulesets;
+    // Ruleset ids the running daemon keeps stable across reloads (sessions
+    // carry them); empty: ids follow file order (check, tests).
+    std::map<std::string, uint16_t> ruleset_ids;
 
     const Zone* find_zone(const std::string& name) const;
     const AddressBookEntry* find_address(const std::string& name) const;
     const Application* find_application(const std::string& name) const;
     const Ruleset* find_ruleset(const std::string& name) const;
     const NatPool* find_pool(const std::string& name) const;
-    // 1-based id of a ruleset in file order (0 = none), as carried by sessions.
+    // Id of a ruleset as carried by sessions (0 = none): from ruleset_ids when
+    // set, else 1-based file order.
     uint16_t ruleset_id(const std::string& name) const;
 };
 

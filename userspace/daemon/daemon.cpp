@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "compiler/compile.h"
@@ -67,6 +68,10 @@ public:
 private:
     // Loads and compiles the config file for the datapath's inactive generation.
     Result<LoadedConfig> load_compiled();
+    // Ids for the config's rulesets: a name keeps the id it had (sessions of
+    // open flows carry it, and fail-mode and counters follow it); a new name
+    // gets an id not used since start while there is one.
+    Result<std::map<std::string, uint16_t>> stable_ruleset_ids(const config::Config& c) const;
     Status apply_config(bool initial);
     // Rewrites nat_ifaddrs from the interfaces' current addresses.
     void refresh_nat_ifaddrs();
@@ -93,6 +98,8 @@ private:
     std::unique_ptr<inspect::Stage> stage_;     // while the config has inspect rulesets
     std::shared_ptr<const inspect::CompiledRulesets> rulesets_;  // the running config's
     std::vector<config::Ruleset> ruleset_configs_;
+    std::map<std::string, uint16_t> ruleset_ids_;  // the running config's
+    uint16_t next_ruleset_id_ = 1;
     bool stage_held_ = false;
     uint64_t stage_changes_ = 0;                // answered `sluice inspect stop|start` requests                   // `sluice inspect stop`: kept down until `start`
     config::Timeouts timeouts_;
@@ -103,6 +110,8 @@ private:
 Result<LoadedConfig> Daemon::load_compiled() {
     auto loaded = config::load_config(options_.config_path);
     if (!loaded) return loaded.error();
+    if (auto ids = stable_ruleset_ids(loaded.value()); !ids) return ids.error();
+    else loaded.value().ruleset_ids = std::move(ids.value());
     auto compiled = compiler::compile(loaded.value(), dp_->inactive_generation());
     if (!compiled) return compiled.error();
     std::vector<config::Diagnostic> problems;
@@ -114,6 +123,28 @@ Result<LoadedConfig> Daemon::load_compiled() {
     }
     return LoadedConfig{std::move(loaded.value()), std::move(compiled.value()),
                         std::make_shared<const inspect::CompiledRulesets>(std::move(rulesets.value()))};
+}
+
+Result<std::map<std::string, uint16_t>> Daemon::stable_ruleset_ids(const config::Config& c) const {
+    std::map<std::string, uint16_t> ids;
+    std::set<uint16_t> taken;
+    for (const auto& r : c.rulesets)
+        if (auto it = ruleset_ids_.find(r.name); it != ruleset_ids_.end()) taken.insert(ids[r.name] = it->second);
+    uint16_t fresh = next_ruleset_id_, reuse = 1;
+    for (const auto& r : c.rulesets) {
+        if (ids.count(r.name)) continue;
+        uint16_t id = 0;
+        if (fresh < SLUICE_MAX_RULESETS) {
+            id = fresh++;
+        } else {
+            while (reuse < SLUICE_MAX_RULESETS && taken.count(reuse)) ++reuse;
+            if (reuse >= SLUICE_MAX_RULESETS)
+                return make_error("more than " + std::to_string(SLUICE_MAX_RULESETS - 1) + " inspect rulesets");
+            id = reuse;
+        }
+        taken.insert(ids[r.name] = id);
+    }
+    return ids;
 }
 
 Status Daemon::attach_interface(const ResolvedInterface& itf) {
@@ -207,7 +238,9 @@ Status Daemon::apply_config(bool initial) {
             ++it;
         }
     }
-    if (auto s = write_punt_rulesets(dp_->map_fd(SLUICE_MAP_PUNT_RULESETS), loaded->parsed.rulesets); !s) return s;
+    if (auto s = write_punt_rulesets(dp_->map_fd(SLUICE_MAP_PUNT_RULESETS), loaded->parsed); !s) return s;
+    ruleset_ids_ = loaded->parsed.ruleset_ids;
+    for (const auto& [name, id] : ruleset_ids_) next_ruleset_id_ = std::max<uint16_t>(next_ruleset_id_, id + 1);
     timeouts_ = loaded->parsed.timeouts;
     rulesets_ = loaded->rulesets;
     ruleset_configs_ = loaded->parsed.rulesets;
@@ -313,7 +346,10 @@ nlohmann::json Daemon::inspect_state_json() const {
     auto& list = j["rulesets"] = nlohmann::json::array();
     for (size_t i = 0; i < ruleset_configs_.size(); ++i) {
         const auto& r = ruleset_configs_[i];
-        nlohmann::json rj = {{"name", r.name}, {"id", i + 1}, {"fail_mode", r.fail_closed ? "closed" : "open"}};
+        auto id = ruleset_ids_.find(r.name);
+        nlohmann::json rj = {{"name", r.name},
+                             {"id", id == ruleset_ids_.end() ? 0 : id->second},
+                             {"fail_mode", r.fail_closed ? "closed" : "open"}};
         rj["inspect_bytes"] = r.inspect_bytes ? nlohmann::json(*r.inspect_bytes) : nlohmann::json("unlimited");
         auto& patterns = rj["patterns"] = nlohmann::json::array();
         for (const auto& p : r.patterns) {

@@ -26,17 +26,25 @@ ScanOutcome DirectionScan::judge(const Result<Matches>& matches, size_t bytes) {
         return out;
     }
     if (!matches->empty()) {
+        FlowMatches one;  // a datagram: a flow of its own
+        FlowMatches& f = flow_ ? *flow_ : one;
+        if (f.patterns.size() < ruleset_->patterns.size()) f.patterns.resize(ruleset_->patterns.size());
         if (counters_) {
-            rs.add(Counter::matches);
+            if (!f.any) rs.add(Counter::matches);
             for (uint32_t id : matches.value())
-                if (id < ruleset_->patterns.size()) counters_->slot(ruleset_->name, ruleset_->patterns[id].name).add(Counter::matches);
+                if (id < ruleset_->patterns.size() && !f.patterns[id]) {
+                    f.patterns[id] = true;
+                    counters_->slot(ruleset_->name, ruleset_->patterns[id].name).add(Counter::matches);
+                }
         }
+        f.any = true;
         auto action = strongest_action(*ruleset_, matches.value());
         if (action && *action != Action::alert) {
             out.block = action;
             return out;
         }
-        if (counters_ && action) rs.add(Counter::alerts);
+        if (counters_ && action && !f.alerted) rs.add(Counter::alerts);
+        if (action) f.alerted = true;
     }
     clean_bytes_ += bytes;
     if (ruleset_->inspect_bytes && !offloaded_ && clean_bytes_ >= *ruleset_->inspect_bytes) {
@@ -60,9 +68,9 @@ ScanOutcome DirectionScan::finish(Scratch& scratch) {
 ScanOutcome DirectionScan::datagram(std::span<const uint8_t> bytes, Scratch& scratch) {
     if (offloaded_) return {};
     const auto& db = database();
+    if (counters_) slot_.add(Counter::datagrams);
     if (!db) return judge(Matches{}, bytes.size());
     if (auto s = scratch.reserve(*db); !s) return judge(s.error(), bytes.size());
-    if (counters_) slot_.add(Counter::datagrams);
     return judge(scan_datagram(*db, bytes, scratch), bytes.size());
 }
 

@@ -12,6 +12,13 @@
 
 namespace sluice::inspect {
 
+// What a flow (both directions) has matched so far: counters count flows.
+struct FlowMatches {
+    bool any = false;
+    bool alerted = false;
+    std::vector<bool> patterns;
+};
+
 struct ScanOutcome {
     std::optional<Action> block;  // drop or reject: the flow must be stopped
     bool offload = false;         // inspect-bytes reached with these bytes: stop scanning
@@ -37,6 +44,7 @@ public:
     ScanOutcome datagram(std::span<const uint8_t> bytes, Scratch& scratch);
 
     bool offloaded() const { return offloaded_; }
+    void share(std::shared_ptr<FlowMatches> m) { flow_ = std::move(m); }
     const CompiledRuleset& ruleset() const { return *ruleset_; }
 
 private:
@@ -58,6 +66,7 @@ private:
     CounterSlotRef slot_;  // the ruleset's own counters
     uint64_t clean_bytes_ = 0;
     bool offloaded_ = false;
+    std::shared_ptr<FlowMatches> flow_;
 };
 
 }  // namespace sluice::inspect

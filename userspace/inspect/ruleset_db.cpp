@@ -116,12 +116,13 @@ size_t HsDatabase::stream_size() const {
 
 std::shared_ptr<const CompiledRuleset> CompiledRulesets::find(uint16_t id) const {
     if (id == 0 || id > rulesets.size()) return nullptr;
-    return rulesets[id - 1];
+    return rulesets[id - 1];  // null for an id no ruleset has
 }
 
 size_t CompiledRulesets::pattern_count() const {
     size_t count = 0;
-    for (const auto& ruleset : rulesets) count += ruleset->patterns.size();
+    for (const auto& ruleset : rulesets)
+        if (ruleset) count += ruleset->patterns.size();
     return count;
 }
 
@@ -132,7 +133,7 @@ Result<CompiledRulesets> compile_rulesets(const config::Config& config, std::vec
         const config::Ruleset& ruleset = config.rulesets[r];
         auto out = std::make_shared<CompiledRuleset>();
         out->name = ruleset.name;
-        out->id = static_cast<uint16_t>(r + 1);
+        out->id = config.ruleset_id(ruleset.name);
         out->fail_closed = ruleset.fail_closed;
         out->inspect_bytes = ruleset.inspect_bytes;
         for (const config::InspectPattern& pattern : ruleset.patterns)
@@ -147,7 +148,8 @@ Result<CompiledRulesets> compile_rulesets(const config::Config& config, std::vec
         }
         out->client_to_server = std::move(client_to_server.value());
         out->server_to_client = std::move(server_to_client.value());
-        compiled.rulesets.push_back(std::move(out));
+        if (compiled.rulesets.size() < out->id) compiled.rulesets.resize(out->id);
+        compiled.rulesets[out->id - 1] = std::move(out);
     }
     if (problems.size() == problems_before) return compiled;
     std::string message;

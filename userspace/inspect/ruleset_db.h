@@ -70,7 +70,9 @@ struct CompiledRuleset {
 };
 
 struct CompiledRulesets {
-    std::vector<std::shared_ptr<const CompiledRuleset>> rulesets;  // index = id - 1
+    // index = id - 1; null where no ruleset has that id (ids stay stable
+    // across reloads, so a removed ruleset leaves a gap)
+    std::vector<std::shared_ptr<const CompiledRuleset>> rulesets;
 
     // The ruleset a session carries by id; null for 0 or an unknown id.
     // Shared, so a stream opened on it can keep this generation alive.

@@ -43,6 +43,9 @@ std::unique_ptr<TcpRelay> TcpRelay::start(int client_fd, Services services) {
 
     auto c2s = DirectionScan::open(ruleset, Direction::client_to_server, relay->s_.scratch, counters);
     auto s2c = DirectionScan::open(ruleset, Direction::server_to_client, relay->s_.scratch, counters);
+    relay->flow_matches_ = std::make_shared<FlowMatches>();
+    if (c2s) c2s->share(relay->flow_matches_);
+    if (s2c) s2c->share(relay->flow_matches_);
     if (!c2s || !s2c) {
         log("cannot open scan streams: " + (c2s ? s2c.error().message : c2s.error().message));
         if (counters) counters->slot(ruleset->name).add(Counter::stage_errors);
@@ -80,8 +83,9 @@ std::unique_ptr<TcpRelay> TcpRelay::start(int client_fd, Services services) {
 
 TcpRelay::~TcpRelay() {
     if (counted_) s_.context.open_flows.fetch_sub(1, std::memory_order_relaxed);
+    // Still open: the stage is going away under the connection; reset it.
     for (Leg* l : {&client_, &server_})
-        if (l->fd >= 0) close(l->fd);
+        if (l->fd >= 0) close_with_reset(l->fd);
 }
 
 void TcpRelay::Leg::on_event(uint32_t events) { relay->on_leg(*this, events); }

@@ -59,6 +59,7 @@ private:
     bool counted_ = false;  // in StageContext::open_flows
     SessionEntry session_;
     std::optional<DirectionScan> c2s_, s2c_;
+    std::shared_ptr<FlowMatches> flow_matches_;
 };
 
 }  // namespace sluice::inspect

@@ -9,8 +9,8 @@
 
 namespace sluice {
 
-// Entry id = Config::ruleset_id for every configured ruleset; every other
+// Entry Config::ruleset_id(name) for every configured ruleset; every other
 // id is cleared, so a flow whose ruleset left the config fails closed.
-Status write_punt_rulesets(int fd, const std::vector<config::Ruleset>& rulesets);
+Status write_punt_rulesets(int fd, const config::Config& config);
 
 }  // namespace sluice
