@@ -65,15 +65,18 @@ static __always_inline int punt_opens_flow(const struct packet_ctx *pc)
 }
 
 /* A packet of a punted session: XDP_PASS with metadata, XDP_DROP, or
- * PUNT_CONTINUE when the flow takes the fast path (stage down, fail-open). */
-static __always_inline int xdp_punt(struct xdp_md *ctx, struct packet_ctx *pc, struct session_value *s)
+ * PUNT_CONTINUE when the flow takes the fast path (stage down, fail-open).
+ * A new flow (its first packet) is also turned away while the stage says it
+ * is overloaded. */
+static __always_inline int xdp_punt(struct xdp_md *ctx, struct packet_ctx *pc, struct session_value *s,
+				    int new_flow)
 {
 	struct punt_config *cfg = punt_config();
 	struct punt_ruleset_stats *st = punt_ruleset_stats(s->ruleset_id);
 	struct punt_meta *meta;
 	void *data;
 
-	if (!cfg || !cfg->stage_up) {
+	if (!cfg || !cfg->stage_up || (new_flow && cfg->overloaded)) {
 		if (punt_fails_open(s->ruleset_id)) {
 			punt_release(pc, s);
 			if (st)

@@ -149,7 +149,7 @@ int xdp_zone_prog(struct xdp_md *ctx)
 	}
 	frag_record(pc, FRAG_VERDICT_FOLLOW, now);
 	if (s->punt_flags & SESSION_PUNT_INSPECT) {
-		rc = xdp_punt(ctx, pc, s);
+		rc = xdp_punt(ctx, pc, s, 0);
 		if (rc != PUNT_CONTINUE)
 			return rc;
 	}
@@ -236,7 +236,7 @@ int xdp_policy_prog(struct xdp_md *ctx)
 
 			if (!s)
 				return drop(STAT_DROP_INTERNAL);
-			rc = xdp_punt(ctx, pc, s);
+			rc = xdp_punt(ctx, pc, s, 1);
 			if (rc != PUNT_CONTINUE)
 				return rc;
 		}

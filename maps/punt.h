@@ -35,7 +35,7 @@ struct punt_meta {
 struct punt_config {
 	__u32 mark;            /* skb->mark that routes a punted packet locally */
 	__u8 stage_up;         /* the stage's listeners are open */
-	__u8 pad;
+	__u8 overloaded;       /* new flows get their ruleset's fail-mode; open ones go on */
 	__be16 tcp_port;       /* the stage's TCP listeners: 127.0.0.1 and ::1 */
 	__be16 udp_port;       /* the stage's UDP listeners: 127.0.0.1 and ::1 */
 	__u16 pad1;

@@ -158,6 +158,7 @@ PIN_OFFSET(punt_meta, reply, 4);
 PIN_SIZE(punt_config, 12);
 PIN_OFFSET(punt_config, mark, 0);
 PIN_OFFSET(punt_config, stage_up, 4);
+PIN_OFFSET(punt_config, overloaded, 5);
 PIN_OFFSET(punt_config, tcp_port, 6);
 PIN_OFFSET(punt_config, udp_port, 8);
 PIN_SIZE(punt_ruleset, 8);

@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <thread>
 
 #include "config/check.h"
@@ -27,19 +29,51 @@ bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds lim
     return done();
 }
 
-}  // namespace
-
-int reload(const std::string& instance, std::ostream& out, std::ostream& err) {
+// The running instance's state file, or nullopt (the reason printed).
+std::optional<nlohmann::json> running_state(const std::string& instance, InstancePaths& paths, std::ostream& err) {
     if (auto s = prepare_bpffs(); !s) {
         err << "sluice: " << s.error().message << "\n";
-        return 1;
+        return std::nullopt;
     }
-    InstancePaths paths = instance_paths(instance);
+    paths = instance_paths(instance);
     auto state = read_state(paths.state_file());
     if (!state || !process_alive(state->value("pid", 0))) {
         err << "sluice: instance " << instance << " is not running\n";
-        return 1;
+        return std::nullopt;
     }
+    return state;
+}
+
+// Sends the daemon `signal`, then waits (30 s at most) for a state file in
+// which answered(state) holds; that state, or nullopt (the reason printed).
+std::optional<nlohmann::json> signal_and_wait(const InstancePaths& paths, const nlohmann::json& state, int signal,
+                                              const std::function<bool(const nlohmann::json&)>& answered,
+                                              std::ostream& err) {
+    kill(state.value("pid", 0), signal);
+    nlohmann::json after;
+    bool ok = wait_until(
+        [&] {
+            auto s = read_state(paths.state_file());
+            if (s && answered(*s)) {
+                after = *s;
+                return true;
+            }
+            return false;
+        },
+        std::chrono::seconds(30));
+    if (!ok) {
+        err << "sluice: the daemon did not answer within 30s\n";
+        return std::nullopt;
+    }
+    return after;
+}
+
+}  // namespace
+
+int reload(const std::string& instance, std::ostream& out, std::ostream& err) {
+    InstancePaths paths;
+    auto state = running_state(instance, paths, err);
+    if (!state) return 1;
     std::string config = state->value("config", "");
     std::ostringstream summary;
     if (config::run_check(config, summary, err, false) != 0) {
@@ -47,22 +81,10 @@ int reload(const std::string& instance, std::ostream& out, std::ostream& err) {
         return 1;
     }
     uint64_t before = state->value("reloads", uint64_t{0});
-    kill(state->value("pid", 0), SIGHUP);
-    nlohmann::json after;
-    bool answered = wait_until(
-        [&] {
-            auto s = read_state(paths.state_file());
-            if (s && s->value("reloads", uint64_t{0}) > before) {
-                after = *s;
-                return true;
-            }
-            return false;
-        },
-        std::chrono::seconds(30));
-    if (!answered) {
-        err << "sluice: the daemon did not answer the reload within 30s\n";
-        return 1;
-    }
+    auto answer = signal_and_wait(
+        paths, *state, SIGHUP, [&](const nlohmann::json& s) { return s.value("reloads", uint64_t{0}) > before; }, err);
+    if (!answer) return 1;
+    nlohmann::json after = *answer;
     if (!after["last_reload"].value("ok", false)) {
         err << "sluice: reload rejected: " << after["last_reload"].value("message", "") << "\n";
         return 1;
@@ -72,16 +94,9 @@ int reload(const std::string& instance, std::ostream& out, std::ostream& err) {
 }
 
 int inspect_stage(const std::string& instance, bool start, std::ostream& out, std::ostream& err) {
-    if (auto s = prepare_bpffs(); !s) {
-        err << "sluice: " << s.error().message << "\n";
-        return 1;
-    }
-    InstancePaths paths = instance_paths(instance);
-    auto state = read_state(paths.state_file());
-    if (!state || !process_alive(state->value("pid", 0))) {
-        err << "sluice: instance " << instance << " is not running\n";
-        return 1;
-    }
+    InstancePaths paths;
+    auto state = running_state(instance, paths, err);
+    if (!state) return 1;
     nlohmann::json inspect = state->value("inspect", nlohmann::json::object());
     if (inspect.value("rulesets", nlohmann::json::array()).empty()) {
         err << "sluice: instance " << instance << " has no inspect rulesets: there is no stage to "
@@ -89,22 +104,14 @@ int inspect_stage(const std::string& instance, bool start, std::ostream& out, st
         return 1;
     }
     uint64_t before = inspect.value("changes", uint64_t{0});
-    kill(state->value("pid", 0), start ? SIGUSR2 : SIGUSR1);
-    nlohmann::json after;
-    bool answered = wait_until(
-        [&] {
-            auto s = read_state(paths.state_file());
-            if (s && s->value("inspect", nlohmann::json::object()).value("changes", uint64_t{0}) > before) {
-                after = s->value("inspect", nlohmann::json::object());
-                return true;
-            }
-            return false;
+    auto answer = signal_and_wait(
+        paths, *state, start ? SIGUSR2 : SIGUSR1,
+        [&](const nlohmann::json& s) {
+            return s.value("inspect", nlohmann::json::object()).value("changes", uint64_t{0}) > before;
         },
-        std::chrono::seconds(30));
-    if (!answered) {
-        err << "sluice: the daemon did not answer within 30s\n";
-        return 1;
-    }
+        err);
+    if (!answer) return 1;
+    nlohmann::json after = answer->value("inspect", nlohmann::json::object());
     bool running = after.value("running", false);
     if (running != start) {
         err << "sluice: the inspection stage is " << (running ? "still running" : "not running")

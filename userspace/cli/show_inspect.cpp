@@ -32,7 +32,8 @@ json inspect_report(const InspectReportInput& in) {
     json report;
     json stage = {{"running", inspect.value("running", false)},
                   {"held_by_operator", inspect.value("held_by_operator", false)},
-                  {"datapath_sees_stage_up", in.stage_up_in_datapath}};
+                  {"datapath_sees_stage_up", in.stage_up_in_datapath},
+                  {"overloaded", in.overloaded}};
     for (const char* key : {"workers", "tcp_port", "udp_port"})
         if (inspect.contains(key)) stage[key] = inspect[key];
     if (in.counters) {
@@ -74,6 +75,7 @@ void print_inspect_report(const json& report, std::ostream& out) {
     out << "inspection stage: " << (stage.value("running", false) ? "running" : "not running");
     if (stage.value("held_by_operator", false)) out << " (stopped by `sluice inspect stop`)";
     if (stage.contains("workers")) out << ", " << stage["workers"] << " workers";
+    if (stage.value("overloaded", false)) out << ", OVERLOADED (new punted flows get their fail-mode)";
     out << "\n";
     for (const auto& r : report["rulesets"]) {
         const json& fp = r["fast_path"];
@@ -127,7 +129,10 @@ int show_inspect(const InstancePaths& paths, const nlohmann::json& state, bool j
     PinnedMap cfg(paths.pin_dir + "/" SLUICE_MAP_PUNT_CFG);
     punt_config pc{};
     uint32_t key = 0;
-    if (cfg.fd() >= 0 && bpf_map_lookup_elem(cfg.fd(), &key, &pc) == 0) in.stage_up_in_datapath = pc.stage_up != 0;
+    if (cfg.fd() >= 0 && bpf_map_lookup_elem(cfg.fd(), &key, &pc) == 0) {
+        in.stage_up_in_datapath = pc.stage_up != 0;
+        in.overloaded = pc.overloaded != 0;
+    }
     json report = inspect_report(in);
     if (json_out) out << report.dump(2) << "\n";
     else print_inspect_report(report, out);

@@ -23,6 +23,7 @@ struct InspectReportInput {
     std::optional<inspect::CounterSnapshot> counters;      // absent: the stage never ran
     std::map<uint16_t, punt_ruleset_stats> fast_path;      // by ruleset id, summed over CPUs
     bool stage_up_in_datapath = false;                     // punt_cfg.stage_up
+    bool overloaded = false;                               // punt_cfg.overloaded
 };
 
 // {"stage": {...}, "rulesets": [{..., "fast_path": {...}, "stage": {...}, "patterns": [...]}]}

@@ -391,6 +391,7 @@ void Daemon::serve() {
             if (watcher.value()->addresses_changed()) refresh_nat_ifaddrs();
         }
         if (auto r = gc.maybe_collect(coarse_now_ns()); !r) log("session GC: " + r.error().message);
+        if (stage_) stage_->check_load();
     }
 }
 

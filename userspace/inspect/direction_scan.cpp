@@ -15,7 +15,7 @@ Result<DirectionScan> DirectionScan::open(std::shared_ptr<const CompiledRuleset>
 
 ScanOutcome DirectionScan::judge(const Result<Matches>& matches, size_t bytes) {
     ScanOutcome out;
-    CounterSlotRef rs = counters_ ? counters_->slot(ruleset_->name) : CounterSlotRef(nullptr);
+    const CounterSlotRef& rs = slot_;
     if (counters_)
         rs.add(side_ == Direction::client_to_server ? Counter::bytes_client_to_server : Counter::bytes_server_to_client,
                bytes);
@@ -62,7 +62,7 @@ ScanOutcome DirectionScan::datagram(std::span<const uint8_t> bytes, Scratch& scr
     const auto& db = database();
     if (!db) return judge(Matches{}, bytes.size());
     if (auto s = scratch.reserve(*db); !s) return judge(s.error(), bytes.size());
-    if (counters_) counters_->slot(ruleset_->name).add(Counter::datagrams);
+    if (counters_) slot_.add(Counter::datagrams);
     return judge(scan_datagram(*db, bytes, scratch), bytes.size());
 }
 

@@ -42,7 +42,12 @@ public:
 private:
     DirectionScan(std::shared_ptr<const CompiledRuleset> ruleset, Direction side, std::optional<DirectionStream> stream,
                   CounterTable* counters)
-        : ruleset_(std::move(ruleset)), side_(side), stream_(std::move(stream)), counters_(counters) {}
+        : ruleset_(std::move(ruleset)),
+          side_(side),
+          stream_(std::move(stream)),
+          counters_(counters),
+          // Found once: slot() takes the table's lock, the counters themselves don't.
+          slot_(counters ? counters->slot(ruleset_->name) : CounterSlotRef(nullptr)) {}
     ScanOutcome judge(const Result<Matches>& matches, size_t bytes);
     const std::shared_ptr<const HsDatabase>& database() const;
 
@@ -50,6 +55,7 @@ private:
     Direction side_;
     std::optional<DirectionStream> stream_;
     CounterTable* counters_;
+    CounterSlotRef slot_;  // the ruleset's own counters
     uint64_t clean_bytes_ = 0;
     bool offloaded_ = false;
 };

@@ -61,12 +61,24 @@ Status Stage::write_punt_config(bool up) const {
     punt_config cfg{};
     cfg.mark = options_.routing.mark;
     cfg.stage_up = up ? 1 : 0;
+    cfg.overloaded = overloaded_ ? 1 : 0;
     cfg.tcp_port = htons(ports_.tcp);
     cfg.udp_port = htons(ports_.udp);
     uint32_t key = 0;
     if (bpf_map_update_elem(options_.punt_cfg_fd, &key, &cfg, BPF_ANY) != 0)
         return make_error(std::string("inspection stage: cannot write punt_cfg: ") + std::strerror(errno));
     return {};
+}
+
+void Stage::check_load() {
+    int64_t n = open_flows();
+    bool over = overloaded_ ? n >= options_.max_flows * 9 / 10 : n > options_.max_flows;
+    if (over == overloaded_ || workers_.empty()) return;
+    overloaded_ = over;
+    std::cerr << "sluice: inspection stage " << (over ? "overloaded" : "no longer overloaded") << ": " << n
+              << " open flows (limit " << options_.max_flows << ")"
+              << (over ? "; new punted flows get their ruleset's fail-mode" : "") << std::endl;
+    if (auto s = write_punt_config(true); !s) std::cerr << "sluice: " << s.error().message << std::endl;
 }
 
 void Stage::stop() {

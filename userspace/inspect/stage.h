@@ -22,6 +22,9 @@ struct StageOptions {
     std::string counters_path;
     unsigned workers = 0;                       // 0: one per core
     uint64_t udp_idle_ns = 60'000'000'000ull;
+    // Above this many open flows new punted flows get their ruleset's
+    // fail-mode (the fast path is told); below 90% of it they are punted again.
+    int64_t max_flows = 50'000;
     PuntRouting routing;
 };
 
@@ -39,12 +42,18 @@ public:
     // the workers stop and every proxied connection is closed.
     void stop();
 
+    // Called periodically: raises or clears the overload flag in punt_cfg.
+    void check_load();
+    bool overloaded() const { return overloaded_; }
+    int64_t open_flows() const { return context_.open_flows.load(std::memory_order_relaxed); }
+
     StagePorts ports() const { return ports_; }
     size_t worker_count() const { return workers_.size(); }
 
 private:
     explicit Stage(const StageOptions& options);
     Status write_punt_config(bool up) const;
+    bool overloaded_ = false;
 
     StageOptions options_;
     std::unique_ptr<CounterTable> counters_;

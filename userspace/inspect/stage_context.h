@@ -19,6 +19,7 @@ struct StageContext {
     std::atomic<std::shared_ptr<const CompiledRulesets>> rulesets;
     CounterTable* counters = nullptr;
     uint64_t udp_idle_ns = 60'000'000'000ull;  // a UDP flow's sockets close after this long idle
+    std::atomic<int64_t> open_flows{0};        // TCP relays + UDP flows, all workers
 
     std::shared_ptr<const CompiledRuleset> ruleset(uint16_t id) const {
         auto all = rulesets.load();

@@ -73,10 +73,13 @@ std::unique_ptr<TcpRelay> TcpRelay::start(int client_fd, Services services) {
         }
     }
     relay->update_interest();
+    relay->counted_ = true;
+    relay->s_.context.open_flows.fetch_add(1, std::memory_order_relaxed);
     return relay;
 }
 
 TcpRelay::~TcpRelay() {
+    if (counted_) s_.context.open_flows.fetch_sub(1, std::memory_order_relaxed);
     for (Leg* l : {&client_, &server_})
         if (l->fd >= 0) close(l->fd);
 }

@@ -56,6 +56,7 @@ private:
     Leg client_, server_;
     bool connected_ = false;
     bool retired_ = false;
+    bool counted_ = false;  // in StageContext::open_flows
     SessionEntry session_;
     std::optional<DirectionScan> c2s_, s2c_;
 };

@@ -20,9 +20,7 @@ constexpr int kBatch = 64;
 }  // namespace
 
 UdpRelay::~UdpRelay() {
-    for (auto& [key, flow] : flows_)
-        for (Socket* s : {&flow->client, &flow->server})
-            if (s->fd >= 0) close(s->fd);
+    for (auto& [key, flow] : flows_) close_flow(*flow);
 }
 
 void UdpRelay::on_listener(int listener_fd) {
@@ -100,6 +98,7 @@ UdpRelay::Flow* UdpRelay::open_flow(const Endpoint& client, const Endpoint& orig
     flow->last_active_ns = 0;
     Flow* raw = flow.get();
     flows_[raw->key] = std::move(flow);
+    context_.open_flows.fetch_add(1, std::memory_order_relaxed);
     return raw;
 }
 
@@ -149,6 +148,7 @@ void UdpRelay::sweep(uint64_t now_ns) {
 }
 
 void UdpRelay::close_flow(Flow& flow) {
+    context_.open_flows.fetch_sub(1, std::memory_order_relaxed);
     for (Socket* s : {&flow.client, &flow.server}) {
         if (s->fd >= 0) close(s->fd);
         s->fd = -1;
