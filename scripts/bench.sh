@@ -75,24 +75,8 @@ P="slb$$"          # namespace prefix; "<P>-lp" must fit IFNAMSIZ
 PIDS=()            # background processes this script started
 TOPOLOGY=0
 
-stop_pid() {       # SIGTERM, bounded wait, SIGKILL: only PIDs we started
-    local pid=$1 i
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -TERM "$pid" 2>/dev/null || true
-        for i in $(seq 50); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-    fi
-    wait "$pid" 2>/dev/null || true
-}
-
-forget_pid() {
-    local keep=() p
-    for p in "${PIDS[@]}"; do [ "$p" != "$1" ] && keep+=("$p"); done
-    PIDS=("${keep[@]}")
-}
+# shellcheck source=lib/procs.sh
+source "$REPO/scripts/lib/procs.sh"   # stop_pid, forget_pid
 
 cleanup() {
     local rc=$?
