@@ -89,6 +89,12 @@ TEST(ShowInspect, WithoutCountersFileTheStageColumnsAreZero) {
     EXPECT_FALSE(r["stage"].contains("counters_owner_pid"));
 }
 
+TEST(ShowInspect, StateOfADeadDaemonIsNotRunning) {
+    InspectReportInput in = input();
+    in.daemon_alive = false;  // e.g. killed with SIGKILL: its state file still says running
+    EXPECT_EQ(inspect_report(in)["stage"]["running"], false);
+}
+
 TEST(ShowInspect, TextNamesEachRulesetAndPattern) {
     std::ostringstream out;
     print_inspect_report(inspect_report(input()), out);

@@ -31,7 +31,7 @@ const inspect::SlotSnapshot* find_slot(const std::optional<inspect::CounterSnaps
 json inspect_report(const InspectReportInput& in) {
     json inspect = in.state.value("inspect", json::object());
     json report;
-    json stage = {{"running", inspect.value("running", false) && process_alive(in.state.value("pid", 0))},
+    json stage = {{"running", inspect.value("running", false) && in.daemon_alive},
                   {"held_by_operator", inspect.value("held_by_operator", false)},
                   {"datapath_sees_stage_up", in.stage_up_in_datapath},
                   {"overloaded", in.overloaded}};
@@ -113,6 +113,7 @@ int show_inspect(const InstancePaths& paths, const nlohmann::json& state, bool j
     }
     InspectReportInput in;
     in.state = state;
+    in.daemon_alive = process_alive(state.value("pid", 0));
     auto counters = inspect::read_counter_table(state.value("inspect", json::object()).value(
         "counters", paths.inspect_counters_file()));
     if (counters) in.counters = std::move(counters.value());

@@ -24,6 +24,7 @@ struct InspectReportInput {
     std::map<uint16_t, punt_ruleset_stats> fast_path;      // by ruleset id, summed over CPUs
     bool stage_up_in_datapath = false;                     // punt_cfg.stage_up
     bool overloaded = false;                               // punt_cfg.overloaded
+    bool daemon_alive = true;                              // the state file's pid runs
 };
 
 // {"stage": {...}, "rulesets": [{..., "fast_path": {...}, "stage": {...}, "patterns": [...]}]}
