@@ -122,26 +122,25 @@ int xdp_zone_prog(struct xdp_md *ctx)
 	s = session_lookup(pc->family, &pc->key);
 	if (!s)
 		return jump(ctx, SLUICE_JUMP_POLICY);
-	/* A verdict ends the flow; a new SYN reusing a closed tuple (tcp_track
-	 * says so below) is a new flow and is classified again. */
-	if (s->verdict != SESSION_VERDICT_PASS &&
-	    !(pc->protocol == IPPROTO_TCP && s->tcp_state == TCP_SESSION_CLOSED && !(s->flags & SESSION_F_REPLY) &&
-	      (pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_ACK)) == TCP_FLAG_SYN)) {
+	rc = TCP_TRACK_OK;
+	if (pc->protocol == IPPROTO_TCP && pc->frag != FRAG_LATER) {
+		rc = (s->punt_flags & SESSION_PUNT_INSPECT) ? punt_tcp_track(pc, s) : tcp_track(pc, s);
+		/* A SYN reusing a closed tuple is a new flow, also after a verdict
+		 * (the stage closes the session when it writes one). */
+		if (rc == TCP_TRACK_NEW) {
+			session_retire_peer(pc, s);
+			return jump(ctx, SLUICE_JUMP_POLICY);
+		}
+	}
+	if (s->verdict != SESSION_VERDICT_PASS) {
 		struct punt_ruleset_stats *st = punt_ruleset_stats(s->ruleset_id);
 
 		if (st && s->ruleset_id)
 			st->verdict_packets++;
 		return drop(STAT_DROP_SESSION_VERDICT);
 	}
-	if (pc->protocol == IPPROTO_TCP && pc->frag != FRAG_LATER) {
-		rc = (s->punt_flags & SESSION_PUNT_INSPECT) ? punt_tcp_track(pc, s) : tcp_track(pc, s);
-		if (rc == TCP_TRACK_INVALID)
-			return drop(STAT_DROP_TCP_INVALID);
-		if (rc == TCP_TRACK_NEW) {
-			session_retire_peer(pc, s);
-			return jump(ctx, SLUICE_JUMP_POLICY);
-		}
-	}
+	if (rc == TCP_TRACK_INVALID)
+		return drop(STAT_DROP_TCP_INVALID);
 	count(STAT_SESSION_HIT);
 	session_account(s, pc, now);
 	pc->session_reply = s->flags & SESSION_F_REPLY;

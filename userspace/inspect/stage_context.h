@@ -23,8 +23,7 @@ struct StageContext {
 
     std::shared_ptr<const CompiledRuleset> ruleset(uint16_t id) const {
         auto all = rulesets.load();
-        if (!all || id == 0 || id > all->rulesets.size()) return nullptr;
-        return all->rulesets[id - 1];
+        return all ? all->find(id) : nullptr;
     }
 };
 
