@@ -24,6 +24,7 @@ struct packet_ctx {
 	union session_key key;        /* this packet's tuple as on the wire */
 	union session_key inner_key;  /* ICMP errors: the quoted packet's tuple */
 	struct session_fib fib;       /* egress for this packet, when fib_valid */
+	struct session_splice splice; /* a spliced TCP session's rewrite (xdp_splice_prog) */
 	struct session_nat nat;       /* translation for this packet (flags 0: none);
 	                               * for ICMP errors, that of the entry the error
 	                               * travels with */

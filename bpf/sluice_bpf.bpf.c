@@ -4,6 +4,7 @@
  * chain by tail calls through jump_table:
  *
  *   xdp_main_prog → xdp_zone_prog → [xdp_policy_prog] → [xdp_nat_prog] → xdp_forward_prog
+ *                                 → [xdp_splice_prog] (TCP handed back by the inspection stage)
  *   tc_egress_prog (packets the kernel forwarded: session + NAT)
  *   tc_punt_prog   (TC ingress: punted packets to the inspection stage's sockets)
  *
@@ -26,6 +27,7 @@
 #include "nat_rewrite.bpf.h"
 #include "nat_tc.bpf.h"
 #include "punt.bpf.h"
+#include "tcp_splice.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -152,14 +154,46 @@ int xdp_zone_prog(struct xdp_md *ctx)
 	}
 	frag_record(pc, FRAG_VERDICT_FOLLOW, now);
 	if (s->punt_flags & SESSION_PUNT_INSPECT) {
+		if (pc->protocol == IPPROTO_TCP) {
+			/* The stage is draining its sockets for a hand-off: what
+			 * would add to them waits for its sender's retransmission. */
+			if ((s->punt_flags & SESSION_PUNT_HOLD) &&
+			    (pc->l4_payload_len || pc->frag != FRAG_NONE ||
+			     (pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_FIN))))
+				return drop(STAT_DROP_INSPECT_HANDOFF_HOLD);
+			if (pc->frag == FRAG_NONE)
+				tcp_note_tsval(ctx, pc, s);
+		}
 		rc = xdp_punt(ctx, pc, s, 0);
 		if (rc != PUNT_CONTINUE)
 			return rc;
 	}
-	if (s->nat.flags & SESSION_NAT_ANY) {
+	if (s->nat.flags & SESSION_NAT_ANY)
 		pc->nat = s->nat;
-		return jump(ctx, SLUICE_JUMP_NAT);
+	if ((s->punt_flags & SESSION_PUNT_SPLICED) && pc->protocol == IPPROTO_TCP) {
+		pc->splice = s->splice;
+		return jump(ctx, SLUICE_JUMP_SPLICE);
 	}
+	if (pc->nat.flags & SESSION_NAT_ANY)
+		return jump(ctx, SLUICE_JUMP_NAT);
+	return jump(ctx, SLUICE_JUMP_FORWARD);
+}
+
+/* A segment of a TCP connection the inspection stage handed back
+ * (tcp_splice.bpf.h): renumbered for its receiver, then translated and
+ * forwarded like any other. */
+SEC("xdp")
+int xdp_splice_prog(struct xdp_md *ctx)
+{
+	struct packet_ctx *pc = scratch(0);
+
+	if (!pc)
+		return XDP_ABORTED;
+	if (pc->frag != FRAG_LATER && tcp_splice_rewrite(ctx, pc, &pc->splice))
+		return drop(STAT_DROP_INTERNAL);
+	count(STAT_TCP_SPLICED);
+	if (pc->nat.flags & SESSION_NAT_ANY)
+		return jump(ctx, SLUICE_JUMP_NAT);
 	return jump(ctx, SLUICE_JUMP_FORWARD);
 }
 

@@ -50,7 +50,8 @@ enum sluice_jump_slot {
 	SLUICE_JUMP_POLICY = 1,
 	SLUICE_JUMP_NAT = 2,
 	SLUICE_JUMP_FORWARD = 3,
-	SLUICE_JUMP_SLOTS = 4,
+	SLUICE_JUMP_SPLICE = 4,
+	SLUICE_JUMP_SLOTS = 5,
 };
 
 #define SLUICE_PROG_XDP_MAIN "xdp_main_prog"

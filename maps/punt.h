@@ -19,6 +19,13 @@
 
 enum session_punt_flags {
 	SESSION_PUNT_INSPECT = 1 << 0,  /* packets go to the inspection stage */
+	/* The stage is handing the TCP connection back (inspect-bytes): with
+	 * INSPECT, segments carrying data, SYN or FIN are dropped (their
+	 * senders retransmit them after the hand-off) so the stage's sockets
+	 * can drain; pure ACKs and RSTs still reach the stage. */
+	SESSION_PUNT_HOLD = 1 << 1,
+	/* Handed back: forwarded by the fast path with session_splice applied. */
+	SESSION_PUNT_SPLICED = 1 << 2,
 };
 
 #define PUNT_META_MAGIC 0x5e1cu

@@ -47,6 +47,23 @@ struct session_fib {
 	__u16 pad;
 };
 
+/* A TCP connection the inspection stage handed back to the fast path after
+ * inspect-bytes (docs/inspect.md): the stage had terminated it, so the client
+ * and the server each numbered their bytes, timestamps and windows against
+ * one of the stage's two sockets. XDP rewrites this direction's packets so
+ * each end keeps seeing the numbering it agreed on. Deltas are added modulo
+ * 2^32. While the session is still punted, last_tsval follows the sender's
+ * newest TCP timestamp, which the stage needs for the hand-off. */
+struct session_splice {
+	__u32 seq_delta;       /* added to the sequence number */
+	__u32 ack_delta;       /* added to the acknowledgment number and SACK blocks */
+	__u32 tsval_delta;     /* added to the timestamp option's TSval */
+	__u32 tsecr_delta;     /* added to its TSecr */
+	__s8 window_shift;     /* window field << shift (>> -shift when negative) */
+	__u8 pad[3];
+	__u32 last_tsval;      /* punted: the sender's latest TSval (host order) */
+};
+
 struct session_value {
 	__u64 created_ns;      /* bpf_ktime_get_coarse_ns() at creation */
 	__u64 last_seen_ns;    /* coarse clock, this direction */
@@ -65,6 +82,7 @@ struct session_value {
 	struct session_fib fib;
 	__u32 policy_generation; /* config generation that admitted the flow */
 	__u32 pad1;
+	struct session_splice splice; /* SESSION_PUNT_SPLICED (punt.h) */
 };
 
 enum session_flags {

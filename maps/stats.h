@@ -26,6 +26,7 @@
 	X(STAT_PUNT_INSPECT, "punt-to-inspection", pass)                         \
 	X(STAT_PUNT_ASSIGNED, "tc-punt-socket-assigned", info)                   \
 	X(STAT_INSPECT_FAIL_OPEN, "inspect-stage-down-fail-open", info)          \
+	X(STAT_TCP_SPLICED, "tcp-spliced-after-inspection", info)                \
 	X(STAT_PASS_NON_IP, "pass-non-ip", pass)                                 \
 	X(STAT_PASS_UNZONED, "pass-unzoned-interface", pass)                     \
 	X(STAT_PASS_LOCAL, "pass-local", pass)                                   \
@@ -73,6 +74,7 @@
 	X(STAT_DROP_NPTV6_UNMAPPABLE, "drop-nptv6-unmappable", drop)             \
 	X(STAT_DROP_INSPECT_FAIL_CLOSED, "drop-inspect-stage-down", drop)        \
 	X(STAT_DROP_PUNT_NO_SOCKET, "drop-punt-no-socket", drop)                 \
+	X(STAT_DROP_INSPECT_HANDOFF_HOLD, "drop-inspect-handoff-hold", drop)     \
 	X(STAT_DROP_INTERNAL, "drop-internal-error", drop)
 
 #define SLUICE_STAT_ENUM(name, str, kind) name,

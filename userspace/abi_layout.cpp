@@ -37,7 +37,7 @@ PIN_OFFSET(session_fib, dst_mac, 8);
 PIN_OFFSET(session_fib, src_mac, 14);
 PIN_OFFSET(session_fib, mtu, 20);
 
-PIN_SIZE(session_value, 120);
+PIN_SIZE(session_value, 144);
 PIN_OFFSET(session_value, created_ns, 0);
 PIN_OFFSET(session_value, last_seen_ns, 8);
 PIN_OFFSET(session_value, packets, 16);
@@ -53,6 +53,14 @@ PIN_OFFSET(session_value, ruleset_id, 44);
 PIN_OFFSET(session_value, nat, 48);
 PIN_OFFSET(session_value, fib, 88);
 PIN_OFFSET(session_value, policy_generation, 112);
+PIN_OFFSET(session_value, splice, 120);
+PIN_SIZE(session_splice, 24);
+PIN_OFFSET(session_splice, seq_delta, 0);
+PIN_OFFSET(session_splice, ack_delta, 4);
+PIN_OFFSET(session_splice, tsval_delta, 8);
+PIN_OFFSET(session_splice, tsecr_delta, 12);
+PIN_OFFSET(session_splice, window_shift, 16);
+PIN_OFFSET(session_splice, last_tsval, 20);
 
 PIN_SIZE(zone_key, 8);
 PIN_OFFSET(zone_key, ifindex, 0);

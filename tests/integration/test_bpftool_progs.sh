@@ -15,7 +15,7 @@ name_ok() {  # name_ok PRINTED WANTED
     [ "$1" = "$2" ] || [ "$1" = "${2:0:15}" ]
 }
 fw bpftool -j prog show >"$IT_TMP/progs.json"
-for want in xdp_main_prog xdp_zone_prog xdp_policy_prog xdp_nat_prog xdp_forward_prog tc_egress_prog; do
+for want in xdp_main_prog xdp_zone_prog xdp_policy_prog xdp_nat_prog xdp_splice_prog xdp_forward_prog tc_egress_prog; do
     found=$("$IT_PY" -c '
 import json,sys
 want=sys.argv[2]

@@ -17,8 +17,10 @@
 #   lim    tcp/8081, inspect-bytes 1000: the stage scans up to the first read
 #          past the limit (600+600 bytes client->server, 700+700
 #          server->client, each write read on its own), offloaded 1 per direction,
-#          'limitme' after the limit passes; the connection still runs through
-#          the proxy (fast_path.punted_packets keeps growing).
+#          'limitme' after the limit passes; once both directions are past it
+#          the connection is handed to the fast path (handoffs 1): 200 kB /
+#          300 kB more each way arrive byte-exact, counted by the session and
+#          tcp-spliced-after-inspection, not by the stage or punted_packets.
 #   ucnt   udp/5353 (the server answers 64 clean bytes): 'udpbad' drop,
 #          'udpnote' alert: datagrams == datagrams scanned, both directions.
 #   uc2s   udp/5355 (echo): a client-to-server pattern only: the answers are
@@ -171,9 +173,25 @@ it_expect_eq "twoway: pattern alt matches" 2 "$(idelta twoway twoway2 twoway pat
 it_expect_eq "twoway: pattern rej matches" 2 "$(idelta twoway twoway2 twoway patterns.rej.matches)"
 it_expect_eq "twoway: resets" 2 "$(idelta twoway twoway2 twoway stage.resets)"
 
-it_log "TCP (lim, inspect-bytes 1000)"
+it_log "TCP (lim, inspect-bytes 1000): scanned up to the limit each way, then handed to the fast path"
+# spec_sha SPEC...: SHA-256 of the pieces as inspect_flows.py sends them, in order.
+spec_sha() {
+    "$IT_PY" -c 'import hashlib, sys; sys.path.insert(0, sys.argv[1]); from inspect_flows import payload
+print(hashlib.sha256(b"".join(payload(s) for s in sys.argv[2:])).hexdigest())' "$IT_DIR" "$@"
+}
+# handed LABEL: waits (up to 5 s) until lim's handoffs counter is 1 past LABEL's.
+handed() {
+    local i
+    for i in $(seq 50); do
+        snap handed-poll
+        [ "$(idelta "$1" handed-poll lim stage.handoffs)" -ge 1 ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
 for f in 4 6; do
     dst=$(wan_addr $f)
+    src=$(lan_addr $f)
     snap "lim$f-0"
     flows_client "L$f" "$dst" 8081
     pl=$(cport L$f)
@@ -186,28 +204,55 @@ for f in 4 6; do
         "$(idelta "lim$f-0" "lim$f-1" lim stage.offloaded)"
     it_expect_eq "IPv$f lim: bytes_client_to_server scanned (600 + 600)" 1200 \
         "$(idelta "lim$f-0" "lim$f-1" lim stage.bytes_client_to_server)"
+    it_expect_eq "IPv$f lim: not handed off while server->client still needs scanning" 0 \
+        "$(idelta "lim$f-0" "lim$f-1" lim stage.handoffs)"
     fok "L$f" send fill:600+text:limitme
     it_check "IPv$f lim: limitme after the limit reaches the server" fok "lim$f" wait "$pl" 1807 5
-    for spec in fill:700 fill:700 text:limitme; do
+    for spec in fill:700 fill:700; do
         fok "lim$f" send "$pl" "$spec"
         it_check "IPv$f lim: server -> client $spec delivered" fok "L$f" expect "$spec" 5
     done
+    it_check "IPv$f lim: both directions past 1000 bytes: the connection is handed to the fast path" handed "lim$f-1"
     snap "lim$f-2"
-    it_expect_eq "IPv$f lim: client->server bytes stopped growing" 0 \
-        "$(idelta "lim$f-1" "lim$f-2" lim stage.bytes_client_to_server)"
+    sluice_fw show sessions --json >"$IT_TMP/lim$f-2.sess"
     it_expect_eq "IPv$f lim: bytes_server_to_client scanned (700 + 700)" 1400 \
         "$(idelta "lim$f-1" "lim$f-2" lim stage.bytes_server_to_client)"
     it_expect_eq "IPv$f lim: offloaded once per direction" 2 "$(idelta "lim$f-0" "lim$f-2" lim stage.offloaded)"
+    it_expect_eq "IPv$f lim: handoff_refused" 0 "$(idelta "lim$f-0" "lim$f-2" lim stage.handoff_refused)"
+    it_expect_eq "IPv$f lim: show sessions says the flow was handed back" handed-back \
+        "$(session_field "$IT_TMP/lim$f-2.sess" tcp "$src" "$pl" "$dst" 8081 inspection)"
+
+    # From here on the fast path carries the connection; the stage sees nothing.
+    fok "lim$f" send "$pl" text:limitme
+    it_check "IPv$f lim: server -> client limitme delivered by the fast path" fok "L$f" expect text:limitme 5
+    fok "L$f" send fill:200000
+    it_check "IPv$f lim: 200000 more bytes client -> server" fok "lim$f" wait "$pl" 201807 10
+    fok "lim$f" send "$pl" fill:300000
+    it_check "IPv$f lim: 300000 more bytes server -> client, byte-exact" fok "L$f" expect fill:300000 10
+    snap "lim$f-3"
+    sluice_fw show sessions --json >"$IT_TMP/lim$f-3.sess"
+    for c in bytes_client_to_server bytes_server_to_client connections offloaded handoffs; do
+        it_expect_eq "IPv$f lim: stage $c did not move after the hand-off" 0 \
+            "$(idelta "lim$f-2" "lim$f-3" lim stage.$c)"
+    done
+    it_expect_eq "IPv$f lim: no packet punted after the hand-off" 0 \
+        "$(idelta "lim$f-2" "lim$f-3" lim fast_path.punted_packets)"
+    it_expect_ge "IPv$f lim: XDP renumbered the later segments (tcp-spliced-after-inspection)" \
+        "$(sdelta "lim$f-2" "lim$f-3" tcp-spliced-after-inspection)" 100
+    read -r pf2 pr2 <<<"$(session_field "$IT_TMP/lim$f-2.sess" tcp "$src" "$pl" "$dst" 8081 packets_forward packets_reply)"
+    read -r pf3 pr3 <<<"$(session_field "$IT_TMP/lim$f-3.sess" tcp "$src" "$pl" "$dst" 8081 packets_forward packets_reply)"
+    it_expect_ge "IPv$f lim: the session counted the later client packets" "$((${pf3:-0} - ${pf2:-0}))" 10
+    it_expect_ge "IPv$f lim: the session counted the later server packets" "$((${pr3:-0} - ${pr2:-0}))" 10
     it_expect_eq "IPv$f lim: limitme after the limit matched nothing" 0 \
-        "$(idelta "lim$f-0" "lim$f-2" lim patterns.lim.matches)"
-    it_expect_ge "IPv$f lim: the connection still runs through the stage (punted_packets after the offload)" \
-        "$(idelta "lim$f-1" "lim$f-2" lim fast_path.punted_packets)" 3
-    it_expect_eq "IPv$f lim: one connection" 1 "$(idelta "lim$f-0" "lim$f-2" lim stage.connections)"
+        "$(idelta "lim$f-0" "lim$f-3" lim patterns.lim.matches)"
+    it_expect_eq "IPv$f lim: one connection" 1 "$(idelta "lim$f-0" "lim$f-3" lim stage.connections)"
     fok "L$f" shutdown
     st=$(fctl "L$f" state 5)
     it_expect_eq "IPv$f lim: the connection ends by EOF" eof "$(word "$st" 2)"
     st=$(fctl "lim$f" end "$pl" 5)
-    it_expect_eq "IPv$f lim: the server got everything, EOF" "eof 1807" "$(word "$st" 2) $(word "$st" 3)"
+    it_expect_eq "IPv$f lim: the server got every byte, in order, then EOF" \
+        "eof 201807 $(spec_sha fill:600 fill:600 fill:600+text:limitme fill:200000)" \
+        "$(word "$st" 2) $(word "$st" 3) $(word "$st" 4)"
 done
 
 it_log "UDP (ucnt): 5 clean datagrams, udpbad, udpnote; the server answers 64 bytes"

@@ -71,6 +71,11 @@ int show_sessions(const InstancePaths& paths, const json& state, bool json_out, 
             {"fib_cached", e.value.fib.generation != 0},
         };
         if (json nat = session_nat_json(e); !nat.is_null()) f["nat"] = nat;
+        // Inspected flows: with the stage, being handed back, or handed back
+        // (a TCP connection past inspect-bytes the fast path now renumbers).
+        if (e.value.punt_flags & SESSION_PUNT_SPLICED) f["inspection"] = "handed-back";
+        else if (e.value.punt_flags & SESSION_PUNT_INSPECT)
+            f["inspection"] = (e.value.punt_flags & SESSION_PUNT_HOLD) ? "handing-back" : "stage";
         flows.push_back(f);
         flow_texts.push_back(endpoint_text(e.family, e.src_addr, e.src_port) + " > " +
                              endpoint_text(e.family, e.dst_addr, e.dst_port));

@@ -92,8 +92,9 @@ void print_inspect_report(const json& report, std::ostream& out) {
         out << "  stage: " << st["connections"] << " connections, " << st["datagrams"] << " datagrams, "
             << st["bytes_client_to_server"] << " B client→server, " << st["bytes_server_to_client"]
             << " B server→client; " << st["matches"] << " matched, " << st["resets"] << " reset, " << st["drops"]
-            << " dropped, " << st["alerts"] << " alerts, " << st["offloaded"] << " offloaded, " << st["stage_errors"]
-            << " errors\n";
+            << " dropped, " << st["alerts"] << " alerts, " << st["offloaded"] << " directions offloaded, "
+            << st["handoffs"] << " TCP handed to the fast path (" << st["handoff_refused"] << " refused), "
+            << st["stage_errors"] << " errors\n";
         out << "  " << std::left << std::setw(24) << "pattern" << std::setw(18) << "direction" << std::setw(8)
             << "action" << std::right << std::setw(10) << "matches" << "  regex\n";
         for (const auto& p : r["patterns"]) {

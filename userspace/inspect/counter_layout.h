@@ -16,7 +16,7 @@
 namespace sluice::inspect {
 
 inline constexpr uint64_t kCounterMagic = 0x5443'4e49'4543'4c53ULL;  // "SLCEINCT" little-endian
-inline constexpr uint32_t kCounterVersion = 1;
+inline constexpr uint32_t kCounterVersion = 2;
 inline constexpr size_t kRulesetNameSize = 48;
 inline constexpr size_t kPatternNameSize = 64;
 
@@ -30,10 +30,12 @@ enum class Counter : uint32_t {
     resets,        // reject verdicts carried out
     drops,         // drop verdicts carried out
     alerts,        // alert-only matches
-    offloaded,     // flows returned to the fast path (inspect-bytes reached)
+    offloaded,     // directions past inspect-bytes, no longer scanned
     stage_errors,  // scans that failed (scratch, memory)
+    handoffs,         // TCP connections handed back to the fast path (inspect-bytes)
+    handoff_refused,  // TCP connections past inspect-bytes the stage had to keep relaying
 };
-inline constexpr size_t kCounterCount = static_cast<size_t>(Counter::stage_errors) + 1;
+inline constexpr size_t kCounterCount = static_cast<size_t>(Counter::handoff_refused) + 1;
 
 const char* to_string(Counter counter);
 
@@ -56,7 +58,7 @@ struct CounterSlot {
 };
 
 static_assert(sizeof(CounterHeader) == 64);
-static_assert(sizeof(CounterSlot) == 192);
+static_assert(sizeof(CounterSlot) == 208);
 static_assert(offsetof(CounterSlot, counters) % alignof(uint64_t) == 0);
 static_assert(std::is_trivially_copyable_v<CounterHeader> && std::is_standard_layout_v<CounterHeader>);
 static_assert(std::is_trivially_copyable_v<CounterSlot> && std::is_standard_layout_v<CounterSlot>);

@@ -42,6 +42,8 @@ const char* to_string(Counter counter) {
     case Counter::alerts: return "alerts";
     case Counter::offloaded: return "offloaded";
     case Counter::stage_errors: return "stage_errors";
+    case Counter::handoffs: return "handoffs";
+    case Counter::handoff_refused: return "handoff_refused";
     }
     return "?";
 }

@@ -44,6 +44,9 @@ public:
     ScanOutcome datagram(std::span<const uint8_t> bytes, Scratch& scratch);
 
     bool offloaded() const { return offloaded_; }
+    // Patterns still watch this direction: the ruleset has some for it and
+    // inspect-bytes has not been reached.
+    bool needs_scanning() const { return !offloaded_ && database() != nullptr; }
     void share(std::shared_ptr<FlowMatches> m) { flow_ = std::move(m); }
     const CompiledRuleset& ruleset() const { return *ruleset_; }
 

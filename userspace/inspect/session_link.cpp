@@ -51,6 +51,37 @@ Status SessionLink::release_direction(const SessionEntry& entry) const {
     return update_session_entry(fd_v4_, fd_v6_, e);
 }
 
+Status SessionLink::set_hold(const SessionEntry& initiator, bool hold) const {
+    SessionEntry entries[2] = {initiator, reverse_of(initiator)};
+    for (auto& e : entries) {
+        if (!read_session_entry(fd_v4_, fd_v6_, e)) return make_error("the session expired");
+        if (hold) e.value.punt_flags |= SESSION_PUNT_HOLD;
+        else e.value.punt_flags &= static_cast<uint8_t>(~SESSION_PUNT_HOLD);
+        if (auto s = update_session_entry(fd_v4_, fd_v6_, e); !s) return s;
+    }
+    return {};
+}
+
+std::optional<SessionLink::FlowEntries> SessionLink::entries(const SessionEntry& initiator) const {
+    FlowEntries f{initiator, reverse_of(initiator)};
+    if (!read_session_entry(fd_v4_, fd_v6_, f.initiator) || !read_session_entry(fd_v4_, fd_v6_, f.reply))
+        return std::nullopt;
+    return f;
+}
+
+Status SessionLink::splice(FlowEntries flow, const session_splice& client_to_server,
+                           const session_splice& server_to_client) const {
+    constexpr uint8_t kPunt = SESSION_PUNT_INSPECT | SESSION_PUNT_HOLD;
+    for (auto* e : {&flow.initiator, &flow.reply}) {
+        uint32_t last = e->value.splice.last_tsval;
+        e->value.splice = e == &flow.initiator ? client_to_server : server_to_client;
+        e->value.splice.last_tsval = last;
+        e->value.punt_flags = static_cast<uint8_t>((e->value.punt_flags & ~kPunt) | SESSION_PUNT_SPLICED);
+        if (auto s = update_session_entry(fd_v4_, fd_v6_, *e); !s) return s;
+    }
+    return {};
+}
+
 ServerLeg server_leg(const SessionEntry& initiator) {
     SessionEntry out = translated_tuple(initiator);
     return {endpoint_of(out.family, out.src_addr, out.src_port), endpoint_of(out.family, out.dst_addr, out.dst_port)};

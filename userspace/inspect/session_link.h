@@ -30,6 +30,17 @@ public:
     // That direction's packets return to the fast path (its punt flag cleared).
     Status release_direction(const SessionEntry& entry) const;
 
+    // A TCP hand-off (tcp_handoff.h). hold: XDP keeps new data away from the
+    // stage's sockets (SESSION_PUNT_HOLD) on both entries, or lets it through.
+    Status set_hold(const SessionEntry& initiator, bool hold) const;
+    // Both entries as they are now (the newest TSvals); none when expired.
+    struct FlowEntries {
+        SessionEntry initiator, reply;
+    };
+    std::optional<FlowEntries> entries(const SessionEntry& initiator) const;
+    // The flow leaves the stage: both entries forwarded by XDP with the splice.
+    Status splice(FlowEntries flow, const session_splice& client_to_server, const session_splice& server_to_client) const;
+
 private:
     int fd_v4_;
     int fd_v6_;

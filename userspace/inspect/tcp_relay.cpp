@@ -1,9 +1,11 @@
 #include "inspect/tcp_relay.h"
 
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <iostream>
 
 #include "inspect/sockets.h"
@@ -12,6 +14,19 @@ namespace sluice::inspect {
 namespace {
 
 void log(const std::string& message) { std::cerr << "sluice: inspect: " << message << std::endl; }
+
+uint64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// A segment that left XDP just before the hold reaches the socket within
+// microseconds; the drain check waits this long before trusting the queues.
+constexpr uint64_t kHoldSettleNs = 2'000'000;
+// Sockets that do not drain by then (a receiver that stopped reading) keep
+// being relayed.
+constexpr uint64_t kDrainTimeoutNs = 1'000'000'000;
 
 }  // namespace
 
@@ -82,6 +97,7 @@ std::unique_ptr<TcpRelay> TcpRelay::start(int client_fd, Services services) {
 }
 
 TcpRelay::~TcpRelay() {
+    if (timer_.fd >= 0) close(timer_.fd);
     if (counted_) s_.context.open_flows.fetch_sub(1, std::memory_order_relaxed);
     // Still open: the stage is going away under the connection; reset it.
     for (Leg* l : {&client_, &server_})
@@ -119,7 +135,10 @@ void TcpRelay::on_leg(Leg& leg, uint32_t events) {
     if (events & EPOLLOUT) flush(leg);
     if (retired_) return;
     finish_if_done();
-    if (!retired_) update_interest();
+    if (retired_) return;
+    update_interest();
+    if (handoff_ == Handoff::none) maybe_start_handoff();
+    else if (handoff_ == Handoff::draining) try_complete_handoff();
 }
 
 void TcpRelay::on_readable(Leg& from) {
@@ -228,6 +247,95 @@ void TcpRelay::update_interest() {
         epoll_ctl(s_.epoll_fd, EPOLL_CTL_MOD, l->fd, &ev);
         l->events = want;
     }
+}
+
+void TcpRelay::HandoffTimer::on_event(uint32_t) {
+    uint64_t ticks = 0;
+    (void)!read(fd, &ticks, sizeof(ticks));
+    if (!relay->retired_ && relay->handoff_ == Handoff::draining) relay->try_complete_handoff();
+}
+
+void TcpRelay::maybe_start_handoff() {
+    const CompiledRuleset& ruleset = c2s_->ruleset();
+    if (!ruleset.inspect_bytes || !connected_ || c2s_->needs_scanning() || s2c_->needs_scanning()) return;
+    // A closing connection is relayed to its end: its FINs are in the
+    // sockets' sequence space already.
+    if (client_.read_eof || server_.read_eof || client_.write_shut || server_.write_shut) return;
+    handoff_ = Handoff::done;  // unless everything below works
+    auto c = leg_options(client_.fd);
+    auto sv = leg_options(server_.fd);
+    if (!c || !sv || splice_refusal(c.value(), sv.value())) {
+        give_up_handoff(false);
+        return;
+    }
+    timer_.relay = this;
+    timer_.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    itimerspec every_ms{};
+    every_ms.it_interval.tv_nsec = every_ms.it_value.tv_nsec = 1'000'000;
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = static_cast<EventTarget*>(&timer_);
+    if (timer_.fd < 0 || timerfd_settime(timer_.fd, 0, &every_ms, nullptr) != 0 ||
+        epoll_ctl(s_.epoll_fd, EPOLL_CTL_ADD, timer_.fd, &ev) != 0) {
+        give_up_handoff(false);
+        return;
+    }
+    if (auto s = s_.context.sessions.set_hold(session_, true); !s) {
+        give_up_handoff(true);
+        return;
+    }
+    handoff_ = Handoff::draining;
+    handoff_started_ns_ = monotonic_ns();
+}
+
+void TcpRelay::try_complete_handoff() {
+    uint64_t waited = monotonic_ns() - handoff_started_ns_;
+    if (client_.read_eof || server_.read_eof || client_.write_shut || server_.write_shut || waited > kDrainTimeoutNs) {
+        give_up_handoff(true);
+        return;
+    }
+    if (waited < kHoldSettleNs || !client_.out.empty() || !server_.out.empty() || !leg_drained(client_.fd) ||
+        !leg_drained(server_.fd))
+        return;
+    auto cl = freeze_leg(client_.fd);
+    auto sl = cl ? freeze_leg(server_.fd) : Result<LegNumbers>(cl.error());
+    auto flow = sl ? s_.context.sessions.entries(session_) : std::nullopt;
+    // Frozen sockets take no more packets; recheck that none came meanwhile.
+    if (!flow || !leg_drained(client_.fd) || !leg_drained(server_.fd)) {
+        thaw_leg(client_.fd);
+        thaw_leg(server_.fd);
+        if (!flow) give_up_handoff(true);
+        return;
+    }
+    SplicePair splice = splice_between(cl.value(), sl.value(), flow->initiator.value.splice.last_tsval,
+                                       flow->reply.value.splice.last_tsval);
+    if (auto s = s_.context.sessions.splice(*flow, splice.client_to_server, splice.server_to_client); !s) {
+        log("cannot hand " + server_leg(session_).remote.text() + " back to the fast path: " + s.error().message);
+        thaw_leg(client_.fd);
+        thaw_leg(server_.fd);
+        give_up_handoff(true);
+        return;
+    }
+    if (s_.context.counters) s_.context.counters->slot(c2s_->ruleset().name).add(Counter::handoffs);
+    for (Leg* l : {&client_, &server_}) {
+        close_silently(l->fd);  // in TCP_REPAIR already: no FIN, no RST
+        l->fd = -1;
+    }
+    handoff_ = Handoff::done;
+    retire();
+}
+
+void TcpRelay::give_up_handoff(bool release_hold) {
+    handoff_ = Handoff::done;
+    if (timer_.fd >= 0) {
+        close(timer_.fd);
+        timer_.fd = -1;
+    }
+    if (release_hold) {
+        if (auto s = s_.context.sessions.set_hold(session_, false); !s)
+            log("cannot release the hand-off hold: " + s.error().message);
+    }
+    if (s_.context.counters) s_.context.counters->slot(c2s_->ruleset().name).add(Counter::handoff_refused);
 }
 
 void TcpRelay::retire() {

@@ -1,7 +1,10 @@
 // One punted TCP connection: the accepted client-side socket, the stage's
 // own connection to the server, and the two directions' scans. Bytes are
 // forwarded only after they were scanned, so the chunk that completes a
-// pattern never reaches the other side.
+// pattern never reaches the other side. With inspect-bytes, once neither
+// direction needs scanning any more, the connection is handed back to the
+// fast path (tcp_handoff.h): XDP holds new data back while the stage's
+// sockets drain, then forwards the flow itself.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +13,7 @@
 
 #include "inspect/direction_scan.h"
 #include "inspect/event_target.h"
+#include "inspect/tcp_handoff.h"
 
 namespace sluice::inspect {
 
@@ -40,7 +44,18 @@ private:
         void on_event(uint32_t events) override;
     };
 
+    // Ticks every millisecond while a hand-off waits for the sockets to drain.
+    struct HandoffTimer : EventTarget {
+        TcpRelay* relay = nullptr;
+        int fd = -1;
+        void on_event(uint32_t events) override;
+    };
+    enum class Handoff { none, draining, done };
+
     explicit TcpRelay(Services services) : s_(std::move(services)) {}
+    void maybe_start_handoff();
+    void try_complete_handoff();
+    void give_up_handoff(bool release_hold);  // keep relaying the connection to its end
     void on_leg(Leg& leg, uint32_t events);
     void on_readable(Leg& from);
     void flush(Leg& to);
@@ -60,6 +75,9 @@ private:
     SessionEntry session_;
     std::optional<DirectionScan> c2s_, s2c_;
     std::shared_ptr<FlowMatches> flow_matches_;
+    Handoff handoff_ = Handoff::none;
+    HandoffTimer timer_;
+    uint64_t handoff_started_ns_ = 0;
 };
 
 }  // namespace sluice::inspect

@@ -81,6 +81,7 @@ Status Datapath::wire_jump_table() {
         {SLUICE_JUMP_POLICY, skel_->progs.xdp_policy_prog},
         {SLUICE_JUMP_NAT, skel_->progs.xdp_nat_prog},
         {SLUICE_JUMP_FORWARD, skel_->progs.xdp_forward_prog},
+        {SLUICE_JUMP_SPLICE, skel_->progs.xdp_splice_prog},
     };
     int fd = bpf_map__fd(skel_->maps.jump_table);
     for (const auto& s : slots) {
