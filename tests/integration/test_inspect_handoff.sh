@@ -59,7 +59,7 @@ iperf_run() {
     it_bg "iperf3-server-$label" wan iperf3 -s -1 -B "$dst" -p "$port" -J --logfile "$IT_TMP/$label-server.json"
     server_pid=$IT_LAST_PID
     it_wait_for "iperf3 server on $port" 50 sh -c "ip netns exec $P-wan ss -ltn | grep -q ':$port '"
-    lan iperf3 -c "$dst" -p "$port" -t 3 -J "$@" >"$IT_TMP/$label-client.json" 2>"$IT_TMP/$label-client.err"
+    lan iperf3 -c "$dst" -p "$port" -t 2 -J "$@" >"$IT_TMP/$label-client.json" 2>"$IT_TMP/$label-client.err"
     it_wait_for "iperf3 server exit" 50 sh -c "! kill -0 $server_pid 2>/dev/null"
     it_forget_pid "$server_pid"
     "$IT_PY" -c '
