@@ -89,6 +89,15 @@ static __always_inline int xdp_punt(struct xdp_md *ctx, struct packet_ctx *pc, s
 		count(STAT_DROP_INSPECT_FAIL_CLOSED);
 		return XDP_DROP;
 	}
+	/* The stage is draining its sockets to hand the connection back: what
+	 * would add to them waits for its sender's retransmission (after the
+	 * hand-off). Only while the stage is up: a stage that died mid-hand-off
+	 * leaves the flow to its fail-mode above. */
+	if ((s->punt_flags & SESSION_PUNT_HOLD) && pc->protocol == IPPROTO_TCP &&
+	    (pc->l4_payload_len || pc->frag != FRAG_NONE || (pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_FIN)))) {
+		count(STAT_DROP_INSPECT_HANDOFF_HOLD);
+		return XDP_DROP;
+	}
 	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta))) {
 		count(STAT_DROP_INTERNAL);
 		return XDP_DROP;

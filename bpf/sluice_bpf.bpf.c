@@ -154,16 +154,8 @@ int xdp_zone_prog(struct xdp_md *ctx)
 	}
 	frag_record(pc, FRAG_VERDICT_FOLLOW, now);
 	if (s->punt_flags & SESSION_PUNT_INSPECT) {
-		if (pc->protocol == IPPROTO_TCP) {
-			/* The stage is draining its sockets for a hand-off: what
-			 * would add to them waits for its sender's retransmission. */
-			if ((s->punt_flags & SESSION_PUNT_HOLD) &&
-			    (pc->l4_payload_len || pc->frag != FRAG_NONE ||
-			     (pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_FIN))))
-				return drop(STAT_DROP_INSPECT_HANDOFF_HOLD);
-			if (pc->frag == FRAG_NONE)
-				tcp_note_tsval(ctx, pc, s);
-		}
+		if (pc->protocol == IPPROTO_TCP && pc->frag == FRAG_NONE)
+			tcp_note_tsval(ctx, pc, s);
 		rc = xdp_punt(ctx, pc, s, 0);
 		if (rc != PUNT_CONTINUE)
 			return rc;

@@ -162,6 +162,19 @@ TEST_P(TcpSpliceTest, HoldDropsDataAndLetsPureAcksReachTheStage) {
     EXPECT_EQ(rev->splice.last_tsval, 777777u) << "the server's newest TSval, for the hand-off";
 }
 
+TEST_P(TcpSpliceTest, HoldYieldsToTheFailModeWhenTheStageIsDown) {
+    open_punted();
+    edit_entry(false, [](session_value& v) { v.punt_flags |= SESSION_PUNT_HOLD; });
+    punt_config cfg{};
+    cfg.mark = 0x5e1c0001;  // stage_up 0: the stage died in the middle of a hand-off
+    uint32_t key = 0;
+    ASSERT_EQ(bpf_map_update_elem(env_->map_fd(SLUICE_MAP_PUNT_CFG), &key, &cfg, BPF_ANY), 0);
+    snapshot_stats();
+    Bytes data = from_client().tcp(kClientPort, 8080).seq(1001).ack_seq(5001).ack().payload("x").build();
+    expect_fixture({"data, hold set, stage down (fail-closed ruleset)", data, lan_if(), XDP_DROP, {}});
+    EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_INSPECT_FAIL_CLOSED));
+}
+
 TEST_P(TcpSpliceTest, SplicedSegmentsAreRenumberedForTheirReceiver) {
     open_punted();
     // As the stage writes them (inspect/tcp_handoff.cpp splice_between).
