@@ -578,22 +578,24 @@ def cmd_sha256(a):
 
 
 COUNTER_NAMES = ["connections", "datagrams", "bytes_client_to_server", "bytes_server_to_client", "matches",
-                 "resets", "drops", "alerts", "offloaded", "stage_errors"]
+                 "resets", "drops", "alerts", "offloaded", "stage_errors", "handoffs", "handoff_refused"]
+SLOT_SIZE = 48 + 64 + 8 * len(COUNTER_NAMES)
 
 
 def read_counters(path):
-    # userspace/inspect/counter_layout.h: a 64-byte header, then 192-byte slots.
+    # userspace/inspect/counter_layout.h (version 2): a 64-byte header, then
+    # slots of two names and the counters.
     with open(path, "rb") as f:
         data = f.read()
     magic, version, slot_count, slots_used = struct.unpack_from("<QIII", data, 0)
-    if magic != 0x54434E494543_4C53 or version != 1:
+    if magic != 0x54434E494543_4C53 or version != 2:
         raise ValueError("bad counters file: magic %x version %d" % (magic, version))
     out = []
     for i in range(min(slots_used, slot_count)):
-        base = 64 + i * 192
+        base = 64 + i * SLOT_SIZE
         ruleset = data[base:base + 48].split(b"\0")[0].decode()
         pattern = data[base + 48:base + 112].split(b"\0")[0].decode()
-        values = struct.unpack_from("<10Q", data, base + 112)
+        values = struct.unpack_from("<%dQ" % len(COUNTER_NAMES), data, base + 112)
         row = {"ruleset": ruleset, "pattern": pattern}
         row.update(zip(COUNTER_NAMES, values))
         out.append(row)
@@ -640,8 +642,10 @@ def helper_answer(cmd, args):
     if cmd == "counter":  # FILE RULESET PATTERN FIELD
         try:
             rows = read_counters(args[0])
-        except (OSError, ValueError):
-            return 0, "0"
+        except OSError:
+            return 0, "0"  # no stage has written counters yet
+        except ValueError as e:  # a layout this reader does not know: say so, never 0
+            return 1, "unreadable:" + str(e).replace(" ", "_")
         return 0, str(sum(r[args[3]] for r in rows if r["ruleset"] == args[1] and r["pattern"] == args[2]))
     if cmd == "stat":  # FILE NAME: a counter of `sluice show stats --json`
         try:
