@@ -3,19 +3,24 @@
 #   (a) iperf3 TCP throughput LAN host -> WAN host through the firewall
 #       namespace: kernel forwarding (nothing attached) vs the sluice fast path
 #       (a `permit` policy) vs the inspected path (`inspect: bench`, a small
-#       ruleset that does not match iperf3's traffic), IPv4 and IPv6;
+#       ruleset that does not match iperf3's traffic) vs the inspected path
+#       with a hand-off (`inspect: bench-handoff`, the same patterns
+#       client-to-server only, `inspect-bytes: 64KiB`: the stage scans the
+#       first 64 KiB of each data connection and hands it back to XDP),
+#       IPv4 and IPv6;
 #   (b) the inspected path's throughput (IPv4) as the ruleset grows (1, 10,
 #       50, 100, 1000 patterns by default; `sluice reload` between points),
 #       with the fast path and kernel forwarding measured in the same passes,
 #       and the stage's scanner alone on the same rulesets (tests/bench/scan_rate:
 #       compile time, scan rate of one core, no sockets);
 #   (c) short connections per second (open, one small request, one small
-#       response, close; tests/bench/connrate) on the same three paths.
+#       response, close; tests/bench/connrate) on the first three paths (a
+#       short connection never reaches inspect-bytes, so it is never handed off).
 # Passes are interleaved: every pass measures every path, and the order
 # alternates from pass to pass. Cells are median (min–max) over passes;
 # ratios are per pass, against the fast path of the same pass.
 #
-# usage: scripts/bench-inspect.sh [--build DIR] [--out FILE] [--svg FILE] [--passes N]
+# usage: scripts/bench-inspect.sh [--build DIR] [--out FILE] [--svg FILE] [--passes N] [--passes-a N]
 #                                 [--time S] [--streams N] [--counts "1 10 50 100 1000"]
 #                                 [--small N] [--conn-time S] [--conn-concurrency N]
 #                                 [--skip-a] [--skip-b] [--skip-c]
@@ -25,7 +30,9 @@
 #                        (default: $SLUICE_BUILD_DIR or <repo>/build)
 #   --out FILE           the markdown report (default: <build>/inspect-bench.md)
 #   --svg FILE           the chart of (b) (default: <repo>/docs/inspect-bench.svg)
-#   --passes N           passes of each part (default 3)
+#   --passes N           passes of each part (default 3; (a) 4, see --passes-a)
+#   --passes-a N         passes of (a) (default: 4, or N of --passes when given;
+#                        (a) rotates 4 paths, so a multiple of 4 is fair)
 #   --time S, --streams N   iperf3 -t and -P (default 5, 4)
 #   --counts "..."       the pattern counts of (b) (default "1 10 50 100 1000")
 #   --small N            patterns in the ruleset of (a) and (c) (default 10)
@@ -44,6 +51,8 @@ BUILD=${SLUICE_BUILD_DIR:-$REPO/build}
 OUT=""
 SVG=$REPO/docs/inspect-bench.svg
 PASSES=3
+PASSES_A=""        # (a)'s passes: 4 by default, --passes N when only that is given
+PASSES_SET=0
 TIME=5
 STREAMS=4
 COUNTS="1 10 50 100 1000"
@@ -64,7 +73,8 @@ while [ $# -gt 0 ]; do
         --build) BUILD=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
         --svg) SVG=$2; shift 2 ;;
-        --passes) PASSES=$2; shift 2 ;;
+        --passes) PASSES=$2; PASSES_SET=1; shift 2 ;;
+        --passes-a) PASSES_A=$2; shift 2 ;;
         --time) TIME=$2; shift 2 ;;
         --streams) STREAMS=$2; shift 2 ;;
         --counts) COUNTS=$2; shift 2 ;;
@@ -79,6 +89,9 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ -n "$OUT" ] || OUT=$BUILD/inspect-bench.md
+if [ -z "$PASSES_A" ]; then
+    if [ "$PASSES_SET" = 1 ]; then PASSES_A=$PASSES; else PASSES_A=4; fi
+fi
 
 die() { echo "bench-inspect.sh: $*" >&2; exit 1; }
 log() { echo "bench-inspect.sh: $*" >&2; }
@@ -88,6 +101,8 @@ CONNRATE=$BUILD/tests/sluice_connrate
 SCANRATE=$BUILD/tests/sluice_scan_rate
 LIB=$REPO/scripts/lib
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces, BPF)"
+[ "$RUN_A" = 0 ] || [ $((PASSES_A % 4)) = 0 ] ||
+    log "note: (a) rotates 4 paths; with $PASSES_A passes not every path comes first, second, third and fourth equally often"
 [ -x "$PY" ] || die "$PY (Debian's python3) is needed to read iperf3's JSON"
 [ -x "$SLUICE" ] || die "no $SLUICE; build it: cmake --build $BUILD --target sluice sluice_connrate sluice_scan_rate"
 [ -x "$CONNRATE" ] || die "no $CONNRATE; build it: cmake --build $BUILD --target sluice_connrate"
@@ -155,15 +170,30 @@ done
 WAN4=198.18.100.200
 WAN6=2001:2:0:100::200
 
-# Ports: iperf3 5201 (permit) / 5202 (inspect); short connections 5301-5316
-# (permit) / 5401-5416 (inspect). Kernel forwarding uses the permit ports.
-port_iperf() { [ "$1" = inspect ] && echo 5202 || echo 5201; }
+# Ports: iperf3 5201 (permit) / 5202 (inspect) / 5203 (handoff); short
+# connections 5301-5316 (permit) / 5401-5416 (inspect). Kernel forwarding
+# uses the permit ports.
+port_iperf() {
+    case $1 in
+        inspect) echo 5202 ;;
+        handoff) echo 5203 ;;
+        *) echo 5201 ;;
+    esac
+}
 ports_conn() { [ "$1" = inspect ] && echo 5401-5416 || echo 5301-5316; }
 
-# write_config FILE N: the benchmark config with an N-pattern ruleset whose
-# canary is "sluice-bench-canary-n<N>" (scripts/lib/inspect_patterns.py).
+# The hand-off ruleset's limit, as written in the config and in bytes.
+HANDOFF_INSPECT=64KiB
+HANDOFF_BYTES=65536
+
+# write_config FILE N [handoff]: the benchmark config with an N-pattern
+# ruleset "bench" whose canary is "sluice-bench-canary-n<N>"
+# (scripts/lib/inspect_patterns.py). With "handoff" (the config of (a) and
+# (c)), also the policy of port 5203 and its ruleset "bench-handoff": the same
+# N patterns, all client-to-server, with inspect-bytes. (b)'s configs leave it
+# out, so that (b)'s reloads and sluice_scan_rate compile only "bench".
 write_config() {
-    local file=$1 n=$2
+    local file=$1 n=$2 handoff=${3:-}
     {
         cat <<'EOF'
 interfaces:
@@ -179,10 +209,19 @@ applications:
   iperf-inspect: { protocol: tcp, destination-port: 5202 }
   conn-fast: { protocol: tcp, destination-port: 5301-5316 }
   conn-inspect: { protocol: tcp, destination-port: 5401-5416 }
+EOF
+        [ -z "$handoff" ] || echo "  iperf-handoff: { protocol: tcp, destination-port: 5203 }"
+        cat <<'EOF'
 policies:
   - { name: fast, from: trust, to: untrust, source: [lan-net], application: [iperf-fast, conn-fast], action: permit }
   - { name: inspected, from: trust, to: untrust, source: [lan-net], application: [iperf-inspect, conn-inspect],
       action: { inspect: bench } }
+EOF
+        [ -z "$handoff" ] || cat <<'EOF'
+  - { name: handed-off, from: trust, to: untrust, source: [lan-net], application: [iperf-handoff],
+      action: { inspect: bench-handoff } }
+EOF
+        cat <<'EOF'
   - { name: nothing-in, from: untrust, to: trust, action: deny }
 default-action: deny
 # (c) opens ~10^5 connections in a minute; with the default 2m a closed flow
@@ -195,6 +234,11 @@ inspect:
       patterns:
 EOF
         "$PY" "$LIB/inspect_patterns.py" "$n" "$(printf 'sluice-bench-canary-n%04d' "$n")" | sed 's/^/        /'
+        if [ -n "$handoff" ]; then
+            printf '    bench-handoff:\n      inspect-bytes: %s\n      patterns:\n' "$HANDOFF_INSPECT"
+            "$PY" "$LIB/inspect_patterns.py" "$n" "$(printf 'sluice-bench-canary-n%04d' "$n")" \
+                --direction client-to-server | sed 's/^/        /'
+        fi
     } >"$file"
 }
 
@@ -231,19 +275,19 @@ want_sluice() {    # want_sluice on CONFIG | want_sluice off
     fi
 }
 stats_json() { "$SLUICE" --netns "$P-fw" show stats --json; }
-# The ruleset "bench" of `sluice show inspect --json`, flattened: the stage's
-# counters, "patterns" {name: matches}, the fast path's punt counters as
-# "fp_<name>", and "overloaded".
+# `sluice show inspect --json`, flattened: "overloaded", and "rulesets"
+# {name: the stage's counters, "patterns" {name: matches}, the fast path's
+# punt counters as "fp_<name>"}.
 counters_json() {
     "$SLUICE" --netns "$P-fw" show inspect --json | "$PY" -c '
 import json, sys
 r = json.load(sys.stdin)
-out = {"overloaded": int(bool(r["stage"].get("overloaded")))}
+out = {"overloaded": int(bool(r["stage"].get("overloaded"))), "rulesets": {}}
 for rs in r["rulesets"]:
-    if rs["name"] == "bench":
-        out.update(rs["stage"])
-        out.update({"fp_" + k: v for k, v in rs["fast_path"].items()})
-        out["patterns"] = {p["name"]: p["matches"] for p in rs["patterns"]}
+    flat = dict(rs["stage"])
+    flat.update({"fp_" + k: v for k, v in rs["fast_path"].items()})
+    flat["patterns"] = {p["name"]: p["matches"] for p in rs["patterns"]}
+    out["rulesets"][rs["name"]] = flat
 print(json.dumps(out))'
 }
 
@@ -253,42 +297,88 @@ snapshot() {
     counters_json >"$TMP/counters-$1.json" || die "cannot read the inspection counters"
 }
 
-# check_path MODE WHAT [BYTES_RECEIVED] [CONNECTIONS]: compares the snapshots
-# "before" and "after" and fails unless the run took the path its mode names:
-# inspect = the fast path punted, the stage accepted the connections and
-# scanned at least every byte the server received (the stage forwards only
-# what it has scanned), with no match, reset, drop, offload or stage error;
-# fast = nothing punted, the stage saw nothing. Prints a one-line summary of
-# the datapath counters either way.
+# check_path MODE WHAT [BYTES_RECEIVED] [CONNECTIONS] [STREAMS]: compares the
+# snapshots "before" and "after" and fails unless the run took the path its
+# mode names:
+# inspect = the fast path punted, the stage accepted the connections (ruleset
+# "bench") and scanned at least every byte the server received (the stage
+# forwards only what it has scanned), with no match, reset, drop, offload,
+# hand-off or stage error;
+# handoff = the fast path punted, the stage accepted the connections (ruleset
+# "bench-handoff"), scanned at least inspect-bytes of each of the STREAMS data
+# connections, handed at least STREAMS connections back to XDP (handoffs),
+# refused none (handoff_refused), and XDP renumbered segments after the
+# hand-off (tcp-spliced-after-inspection); no match, reset, drop or stage error;
+# fast = nothing punted, the stage saw nothing.
+# inspect and handoff also fail when the other ruleset saw a connection.
+# Prints a one-line summary of the counters either way.
 check_path() {
     "$PY" - "$TMP/stats-before.json" "$TMP/stats-after.json" "$TMP/counters-before.json" \
-        "$TMP/counters-after.json" "$1" "${3:-0}" "${4:-0}" <<'EOF'
+        "$TMP/counters-after.json" "$1" "${3:-0}" "${4:-0}" "${5:-0}" "$HANDOFF_BYTES" <<'EOF'
 import json, sys
 sb, sa, cb, ca = (json.load(open(p)) for p in sys.argv[1:5])
-mode, received, conns = sys.argv[5], int(sys.argv[6]), int(sys.argv[7])
+mode, received, conns, streams, handoff_bytes = sys.argv[5], *(int(x) for x in sys.argv[6:10])
 d = {k: v - sb["counters"].get(k, 0) for k, v in sa["counters"].items()}
-c = {k: ca.get(k, 0) - cb.get(k, 0) for k in ca if k not in ("patterns", "overloaded")}
+
+
+def ruleset_delta(name):
+    after, before = ca["rulesets"].get(name, {}), cb["rulesets"].get(name, {})
+    return {k: v - before.get(k, 0) for k, v in after.items() if k != "patterns"}
+
+
+rulesets = {name: ruleset_delta(name) for name in ca["rulesets"]}
+own = {"inspect": "bench", "handoff": "bench-handoff"}.get(mode)
+if own:
+    c = rulesets.get(own, {})
+else:  # fast path: what every ruleset saw, summed
+    c = {}
+    for r in rulesets.values():
+        for k, v in r.items():
+            c[k] = c.get(k, 0) + v
 passed = sum(v for k, v in d.items() if k.startswith("pass-"))
 punted = d.get("punt-to-inspection", 0)
+spliced = d.get("tcp-spliced-after-inspection", 0)
 dropped = {k: v for k, v in d.items() if k.startswith("drop-") and v}
 line = (f"rx={d.get('rx', 0)} xdp_redirect={d.get('forward', 0)} passed={passed} punted={punted} "
         f"punt-socket-assigned={d.get('tc-punt-socket-assigned', 0)} "
         f"dropped={sum(dropped.values())}{' ' + ','.join(f'{k}={v}' for k, v in dropped.items()) if dropped else ''} "
         f"stage: connections={c.get('connections', 0)} scanned_c2s={c.get('bytes_client_to_server', 0)} "
         f"scanned_s2c={c.get('bytes_server_to_client', 0)}")
+if mode == "handoff":
+    share = f" ({c.get('bytes_client_to_server', 0) / received:.2%} of received)" if received else ""
+    line = line.replace(" scanned_s2c=", f"{share} scanned_s2c=")
+    line += (f" handoffs={c.get('handoffs', 0)} handoff_refused={c.get('handoff_refused', 0)} "
+             f"tcp-spliced-after-inspection={spliced}")
 print(line)
 bad = []
-if mode == "inspect":
+if own:
     if c.get("connections", 0) < conns:
         bad.append(f"the stage accepted {c.get('connections', 0)} connections, expected at least {conns}")
-    if c.get("bytes_client_to_server", 0) < received:
-        bad.append(f"the stage scanned {c.get('bytes_client_to_server', 0)} bytes client-to-server, the server received {received}")
     if punted == 0:
         bad.append("the fast path punted nothing")
-    for k in ("matches", "resets", "drops", "offloaded", "stage_errors", "fp_fail_open_packets",
-              "fp_fail_closed_packets", "fp_verdict_drop_packets"):
+    bad_counters = ["matches", "resets", "drops", "stage_errors", "fp_fail_open_packets",
+                    "fp_fail_closed_packets", "fp_verdict_drop_packets"]
+    if mode == "inspect":
+        bad_counters += ["offloaded", "handoffs", "handoff_refused"]
+        if c.get("bytes_client_to_server", 0) < received:
+            bad.append(f"the stage scanned {c.get('bytes_client_to_server', 0)} bytes client-to-server, "
+                       f"the server received {received}")
+    else:
+        bad_counters += ["handoff_refused"]
+        if c.get("handoffs", 0) < streams:
+            bad.append(f"the stage handed {c.get('handoffs', 0)} connections back to XDP, expected at least "
+                       f"{streams} (one per iperf3 data stream)")
+        if c.get("bytes_client_to_server", 0) < streams * handoff_bytes:
+            bad.append(f"the stage scanned {c.get('bytes_client_to_server', 0)} bytes client-to-server, "
+                       f"expected at least {streams} x {handoff_bytes} (inspect-bytes of each data stream)")
+        if spliced < streams:
+            bad.append(f"tcp-spliced-after-inspection = {spliced}: XDP did not carry the handed-off connections")
+    for k in bad_counters:
         if c.get(k, 0):
             bad.append(f"{k} = {c[k]}")
+    for name, r in rulesets.items():
+        if name != own and (r.get("connections", 0) or r.get("bytes_client_to_server", 0)):
+            bad.append(f"ruleset {name} saw {r.get('connections', 0)} connections on the {mode} path")
     if ca.get("overloaded") or cb.get("overloaded"):
         bad.append("the stage reported itself overloaded")
 elif c.get("connections", 0) or c.get("bytes_client_to_server", 0) or punted:
@@ -307,7 +397,7 @@ EOF
 canary() {
     local n=$1 text before after
     text=$(printf 'sluice-bench-canary-n%04d' "$n")
-    before=$(counters_json | "$PY" -c 'import json,sys; print(json.load(sys.stdin).get("patterns", {}).get("canary", 0))')
+    before=$(counters_json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["rulesets"].get("bench", {}).get("patterns", {}).get("canary", 0))')
     ip netns exec "$P-lan" "$PY" - "$WAN4" 5401 "$text" <<'EOF' || die "canary connection for $n patterns failed"
 import socket, sys
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
@@ -321,7 +411,7 @@ while len(got) < 200:
 s.close()
 sys.exit(0 if len(got) >= 200 else 1)
 EOF
-    after=$(counters_json | "$PY" -c 'import json,sys; print(json.load(sys.stdin).get("patterns", {}).get("canary", 0))')
+    after=$(counters_json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["rulesets"].get("bench", {}).get("patterns", {}).get("canary", 0))')
     [ $((after - before)) = 1 ] ||
         die "the canary of the $n-pattern ruleset matched $((after - before)) times (expected 1): the stage is not running that ruleset"
 }
@@ -373,12 +463,16 @@ EOF
     local extra=""
     if [ "$mode" != kernel ]; then
         snapshot after
-        extra=$(check_path "$mode" iperf "$received" "$((STREAMS + 1))") ||
+        extra=$(check_path "$mode" iperf "$received" "$((STREAMS + 1))" "$STREAMS") ||
             die "iperf3 $part $mode $fam pass $pass${point:+ ($point patterns)} did not take the $mode path: $extra"
         echo "$part $mode${point:+ n=$point} $fam pass $pass: $extra" >>"$DETAILS"
     fi
     echo "$part $mode $fam $pass $gbps ${point:--}" >>"$RESULTS"
-    printf '   pass %s  %-8s %s %-6s %8s Gbit/s\n' "$pass" "$mode" "$fam" "${point:+n=$point}" "$gbps"
+    local note=""
+    if [ "$mode" = handoff ]; then
+        note=$(sed -n 's/.*scanned_c2s=[0-9]* (\([^)]*\)).* handoffs=\([0-9]*\) handoff_refused=\([0-9]*\).*/  (handed off \2 of '"$STREAMS"' streams, \3 refused; scanned \1)/p' <<<"$extra")
+    fi
+    printf '   pass %s  %-8s %s %-6s %8s Gbit/s%s\n' "$pass" "$mode" "$fam" "${point:+n=$point}" "$gbps" "$note"
 }
 
 # ------------------------------------------------------------------ short connections
@@ -441,19 +535,23 @@ EOF
 
 # ------------------------------------------------------------------ passes
 SMALL_CONFIG=$TMP/fw-small.yaml
-write_config "$SMALL_CONFIG" "$SMALL"
+write_config "$SMALL_CONFIG" "$SMALL" handoff
 "$SLUICE" check -c "$SMALL_CONFIG" >/dev/null || die "sluice check rejected the benchmark config ($SMALL_CONFIG)"
-MODES=(kernel fast inspect)
+MODES_A=(kernel fast inspect handoff)
+MODES_C=(kernel fast inspect)   # a short connection never reaches inspect-bytes
 conn_servers_up   # (c)'s servers, also the canary's (port 5401)
 
-# Pass p starts at mode (p-1) mod 3 of (kernel, fast, inspect), so over 3k
-# passes each path comes first, second and third equally often; IPv6 goes
+# Pass p starts at mode (p-1) mod M of the part's M modes (a: kernel, fast,
+# inspect, handoff; c: kernel, fast, inspect) and goes on in that order, so
+# over k*M passes each path comes first, second, ... equally often; IPv6 goes
 # first on even passes. sluice runs only when the path needs it.
 run_pass() {   # run_pass PART PASS
-    local part=$1 pass=$2 i mode fams=(v4 v6)
+    local part=$1 pass=$2 i m mode fams=(v4 v6) modes
+    if [ "$part" = a ]; then modes=("${MODES_A[@]}"); else modes=("${MODES_C[@]}"); fi
+    m=${#modes[@]}
     [ $((pass % 2)) = 0 ] && fams=(v6 v4)
-    for i in 0 1 2; do
-        mode=${MODES[$(((pass - 1 + i) % 3))]}
+    for ((i = 0; i < m; i++)); do
+        mode=${modes[$(((pass - 1 + i) % m))]}
         if [ "$mode" = kernel ]; then
             want_sluice off
         elif [ -z "$SLUICE_PID" ]; then
@@ -468,13 +566,13 @@ run_pass() {   # run_pass PART PASS
 }
 
 if [ "$RUN_A" = 1 ]; then
-    echo "== (a) iperf3 -t $TIME -P $STREAMS through: kernel forwarding, sluice fast path, inspected path ($SMALL patterns); $PASSES passes"
-    for pass in $(seq "$PASSES"); do run_pass a "$pass"; done
+    echo "== (a) iperf3 -t $TIME -P $STREAMS through: kernel forwarding, sluice fast path, inspected path ($SMALL patterns), inspected and handed off (inspect-bytes $HANDOFF_INSPECT); $PASSES_A passes"
+    for pass in $(seq "$PASSES_A"); do run_pass a "$pass"; done
 fi
 
 if [ "$RUN_C" = 1 ]; then
     echo
-    echo "== (c) short connections, ${CONN_TIME}s per run, $CONN_THREADS client threads x $CONN_CONCURRENCY in flight; $PASSES passes"
+    echo "== (c) short connections, ${CONN_TIME}s per run, $CONN_THREADS client threads x $CONN_CONCURRENCY in flight, through: kernel forwarding, sluice fast path, inspected path; $PASSES passes"
     for pass in $(seq "$PASSES"); do run_pass c "$pass"; done
 fi
 
@@ -563,7 +661,7 @@ mkdir -p "$(dirname "$OUT")"
 cp "$RESULTS" "${OUT%.md}.results.txt"   # the raw measurements, for a second look
 "$PY" "$LIB/inspect_bench_report.py" --results "$RESULTS" --details "$DETAILS" --md "$OUT" \
     ${SVG:+--svg "$SVG"} --date "$DATE" --host "$HOST_LINE" --load-start "$LOAD_START" --load-end "$LOAD_END" \
-    --elapsed "$ELAPSED" --passes "$PASSES" --time "$TIME" --streams "$STREAMS" --small "$SMALL" \
+    --elapsed "$ELAPSED" --passes "$PASSES" --passes-a "$PASSES_A" --handoff-bytes "$HANDOFF_INSPECT" --time "$TIME" --streams "$STREAMS" --small "$SMALL" \
     --conn-time "$CONN_TIME" --conn-threads "$CONN_THREADS" --conn-concurrency "$CONN_CONCURRENCY" ||
     die "the report could not be written; the measurements are in ${OUT%.md}.results.txt"
 echo

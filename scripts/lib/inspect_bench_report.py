@@ -2,7 +2,7 @@
 """The report of scripts/bench-inspect.sh: markdown tables and the SVG chart of (b).
 
 Reads the results file the script writes, one measurement per line:
-  a MODE FAM PASS GBPS -                      (a) iperf3, MODE = kernel | fast | inspect
+  a MODE FAM PASS GBPS -                      (a) iperf3, MODE = kernel | fast | inspect | handoff
   b MODE v4 PASS GBPS POINT                   (b) iperf3; POINT = pattern count, or - for kernel/fast
   b start|reload N PASS SECONDS               (b) sluice start / `sluice reload` to N patterns
   c MODE FAM PASS RATE COMPLETED FAILED P50 P99   (c) short connections (conn/s, µs)
@@ -14,7 +14,7 @@ import math
 import statistics
 from collections import defaultdict
 
-MODES = ("kernel", "fast", "inspect")
+MODES = ("kernel", "fast", "inspect")  # (c); (a) adds "handoff"
 FAMS = (("v4", "IPv4"), ("v6", "IPv6"))
 
 
@@ -56,22 +56,33 @@ def load(path):
 
 def table_a(a, args):
     out = [
-        f"iperf3 TCP LAN host → WAN host, Gbit/s (receiver), median (min–max) over {args.passes} interleaved "
-        f"passes, `-t {args.time} -P {args.streams}`; inspected = `inspect: bench` with {args.small} patterns",
+        f"iperf3 TCP LAN host → WAN host, Gbit/s (receiver), median (min–max) over {args.passes_a} interleaved "
+        f"passes, `-t {args.time} -P {args.streams}`; inspected = `inspect: bench` with {args.small} patterns; "
+        f"handed off = `inspect: bench-handoff`, the same {args.small} patterns client-to-server only, with "
+        f"`inspect-bytes: {args.handoff_bytes}` (each data connection is scanned for its first "
+        f"{args.handoff_bytes}, then handed back to XDP)",
         "",
-        "| family | kernel forwarding | sluice fast path (permit) | inspected | fast / kernel | inspected / fast "
-        "| inspected / kernel |",
-        "|---|---|---|---|---|---|---|",
+        "| family | kernel forwarding | sluice fast path (permit) | inspected | inspected, handed off "
+        "| fast / kernel | inspected / fast | handed off / fast | inspected / kernel |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for fam, label in FAMS:
-        k, s, i = (a.get((m, fam), {}) for m in MODES)
-        if not (k or s or i):
+        k, s, i, h = (a.get((m, fam), {}) for m in MODES + ("handoff",))
+        if not (k or s or i or h):
             continue
         out.append(
             f"| {label} | {spread(k.values())} | {spread(s.values())} | {spread(i.values())} | "
-            f"{spread(ratios(s, k))} | {spread(ratios(i, s))} | {spread(ratios(i, k))} |"
+            f"{spread(h.values())} | {spread(ratios(s, k))} | {spread(ratios(i, s))} | {spread(ratios(h, s))} | "
+            f"{spread(ratios(i, k))} |"
         )
     out += ["", "Ratios: per pass, of the same pass and family; median (min–max) of those."]
+    if any(m == "handoff" for m, _ in a):
+        out[-1] += (
+            f" Every handed-off run was checked: the stage scanned at least {args.streams} × {args.handoff_bytes} "
+            f"client→server (`inspect-bytes` of each data connection), handed at least {args.streams} connections back to XDP "
+            "(`handoffs`), refused none (`handoff_refused`), and XDP renumbered segments after the hand-off "
+            "(`tcp-spliced-after-inspection`)."
+        )
     return out
 
 
@@ -141,7 +152,9 @@ def table_c(c, args):
     out = [
         "Short connections per second (connect, 80 B request, 200 B response, close; the client closes "
         f"first), median (min–max) over {args.passes} interleaved passes, {args.conn_time} s each after 0.5 s "
-        f"warm-up, {args.conn_threads} client threads × {args.conn_concurrency} connections in flight",
+        f"warm-up, {args.conn_threads} client threads × {args.conn_concurrency} connections in flight; "
+        "three paths only: a short connection never reaches `inspect-bytes`, so the hand-off path of (a) would "
+        "measure the inspected path again",
         "",
         "| family | kernel forwarding | sluice fast path (permit) | inspected | fast / kernel | inspected / fast "
         "| inspected / kernel |",
@@ -346,10 +359,12 @@ def main():
     ap.add_argument("--details")
     ap.add_argument("--md", required=True)
     ap.add_argument("--svg")
-    for name in ("date", "host", "load-start", "load-end", "elapsed", "passes", "time", "streams", "small",
-                 "conn-time", "conn-threads", "conn-concurrency"):
+    for name in ("date", "host", "load-start", "load-end", "elapsed", "passes", "passes-a", "handoff-bytes", "time",
+                 "streams", "small", "conn-time", "conn-threads", "conn-concurrency"):
         ap.add_argument("--" + name, default="?")
     args = ap.parse_args()
+    if args.passes_a == "?":
+        args.passes_a = args.passes
     a, b, b_times, c, scan = load(args.results)
 
     md = [f"## sluice inspection benchmark, {args.date}", ""]
@@ -360,7 +375,10 @@ def main():
     )
     md.append("")
     if a:
-        md += ["### (a) Throughput: kernel forwarding, fast path, inspected path", ""] + table_a(a, args) + [""]
+        md += [
+            "### (a) Throughput: kernel forwarding, fast path, inspected path, inspected and handed off",
+            "",
+        ] + table_a(a, args) + [""]
     if b:
         md += ["### (b) Inspected throughput as the ruleset grows (IPv4)", ""] + table_b(b, b_times, scan, args) + [""]
         if args.svg:
@@ -374,7 +392,9 @@ def main():
                 "### Per-run counters",
                 "",
                 "sluice's datapath counters during each run (passed = handed to the kernel, which is how punted "
-                "packets reach the stage) and the stage's own counters (connections accepted, bytes scanned):",
+                "packets reach the stage) and the stage's own counters (connections accepted, bytes scanned; on the "
+                "hand-off path also the share of what the server received that the stage scanned, the connections "
+                "handed back to XDP and refused, and the segments XDP renumbered after a hand-off):",
                 "",
                 "```",
                 details,

@@ -1,10 +1,13 @@
 #!/usr/bin/python3
 """Random, realistic, non-matching inspection patterns for scripts/bench-inspect.sh.
 
-usage: inspect_patterns.py COUNT CANARY [--seed N]
+usage: inspect_patterns.py COUNT CANARY [--seed N] [--direction D]
 
 Prints COUNT lines of YAML flow mappings, ready to go under
-`inspect.rulesets.NAME.patterns:`. The first pattern is the canary: the
+`inspect.rulesets.NAME.patterns:`. Every pattern has `direction: D`
+(default `both`; the hand-off path of (a) uses `client-to-server`, so that
+the server-to-client direction needs no scanning and an iperf3 upload is
+handed back to XDP after `inspect-bytes`). The regexes do not depend on D. The first pattern is the canary: the
 literal CANARY, action alert, which the benchmark sends once on purpose to
 prove that the stage runs this ruleset (its own counter slot must read 1).
 The other COUNT-1 are drawn from the shapes below, all with action reject, so
@@ -57,22 +60,29 @@ def shape(rng, i):
 def main():
     args = sys.argv[1:]
     seed = 20261130
+    direction = "both"
     if "--seed" in args:
         j = args.index("--seed")
         seed = int(args[j + 1])
         del args[j : j + 2]
+    if "--direction" in args:
+        j = args.index("--direction")
+        direction = args[j + 1]
+        del args[j : j + 2]
+    if direction not in ("both", "client-to-server", "server-to-client"):
+        sys.exit("--direction must be both, client-to-server or server-to-client")
     if len(args) != 2:
         sys.exit(__doc__)
     count, canary = int(args[0]), args[1]
     if count < 1:
         sys.exit("COUNT must be at least 1")
     rng = random.Random(seed)
-    print(f"- {{ name: canary, regex: '{canary}', direction: both, action: alert }}")
+    print(f"- {{ name: canary, regex: '{canary}', direction: {direction}, action: alert }}")
     for i in range(1, count):
         regex, caseless = shape(rng, i)
         assert "'" not in regex
         print(
-            f"- {{ name: p{i:04d}, regex: '{regex}', direction: both, action: reject"
+            f"- {{ name: p{i:04d}, regex: '{regex}', direction: {direction}, action: reject"
             f"{', caseless: true' if caseless else ''} }}"
         )
 
