@@ -12,8 +12,12 @@
 #define SLUICE_TEST_HAVE_DATAPATH 0
 #endif
 
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+
 extern "C" {
 #include "map_names.h"
+#include "punt.h"
 }
 
 namespace sluice::test {
@@ -207,6 +211,17 @@ std::map<int, int64_t> DatapathTest::stats_delta() {
     auto s = read_stats(env_->map_fd(SLUICE_MAP_STATS));
     EXPECT_TRUE(s.ok()) << s.error().message;
     return s.ok() ? stat_delta(stats_before_, s.value()) : std::map<int, int64_t>{};
+}
+
+void DatapathTest::set_punt_stage(bool up, bool overloaded) {
+    punt_config cfg{};
+    cfg.mark = 0x5e1c0001;
+    cfg.stage_up = up;
+    cfg.overloaded = overloaded;
+    cfg.tcp_port = htons(40001);
+    cfg.udp_port = htons(40002);
+    uint32_t key = 0;
+    ASSERT_EQ(bpf_map_update_elem(env_->map_fd(SLUICE_MAP_PUNT_CFG), &key, &cfg, BPF_ANY), 0);
 }
 
 int64_t DatapathTest::stat_change(int reason) {

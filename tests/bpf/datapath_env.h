@@ -91,6 +91,10 @@ protected:
     // by exactly `times` (info counters may change freely).
     ::testing::AssertionResult only_drop_or_pass_counter(int reason, int64_t times = 1);
 
+    // The controller's punt_cfg as an inspection stage would leave it: up or
+    // down, overloaded or not, listener ports 40001 (TCP) / 40002 (UDP).
+    void set_punt_stage(bool up, bool overloaded = false);
+
     std::optional<session_value> session4(const Ipv4Addr& src, const Ipv4Addr& dst, uint16_t sport,
                                           uint16_t dport, uint8_t proto);
     std::optional<session_value> session6(const Ipv6Addr& src, const Ipv6Addr& dst, uint16_t sport,

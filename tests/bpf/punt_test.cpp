@@ -63,18 +63,7 @@ protected:
         c.rulesets[1].name = "lenient";
         c.rulesets[1].fail_closed = false;
         ASSERT_TRUE(write_punt_rulesets(env_->map_fd(SLUICE_MAP_PUNT_RULESETS), c));
-        set_stage(true, false);
-    }
-
-    void set_stage(bool up, bool overloaded) {
-        punt_config cfg{};
-        cfg.mark = 0x5e1c0001;
-        cfg.stage_up = up;
-        cfg.overloaded = overloaded;
-        cfg.tcp_port = htons(40001);
-        cfg.udp_port = htons(40002);
-        uint32_t key = 0;
-        ASSERT_EQ(bpf_map_update_elem(env_->map_fd(SLUICE_MAP_PUNT_CFG), &key, &cfg, BPF_ANY), 0);
+        set_punt_stage(true, false);
     }
 
     punt_ruleset_stats ruleset_stats(uint16_t id) {
@@ -164,7 +153,7 @@ TEST_F(PuntTest, PermittedFlowIsNeverPunted) {
 }
 
 TEST_F(PuntTest, StageDownFailClosedDropsAndCounts) {
-    set_stage(false, false);
+    set_punt_stage(false, false);
     Bytes syn = lan_to_wan4().tcp(kClientPort, 8080).seq(1000).syn().build();
     expect_fixture({"SYN while the stage is down", syn, lan_if(), XDP_DROP, {}});
     EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_INSPECT_FAIL_CLOSED));
@@ -173,12 +162,12 @@ TEST_F(PuntTest, StageDownFailClosedDropsAndCounts) {
     auto fwd = session4(kLanHost4, kWanHost4, kClientPort, 8080, proto::kTcp);
     ASSERT_TRUE(fwd);
     EXPECT_TRUE(fwd->punt_flags & SESSION_PUNT_INSPECT);
-    set_stage(true, false);
+    set_punt_stage(true, false);
     expect_fixture({"retransmitted SYN, stage up", syn, lan_if(), XDP_PASS, punted(syn, 1, false)});
 }
 
 TEST_F(PuntTest, StageDownFailOpenForwardsAndReleasesTheFlow) {
-    set_stage(false, false);
+    set_punt_stage(false, false);
     auto syn = [](PacketBuilder b) { return b.tcp(kClientPort, 8443).seq(1000).syn().build(); };
     expect_fixture({"SYN, stage down, fail-open", syn(lan_to_wan4()), lan_if(), XDP_REDIRECT, syn(lan_to_wan4_out())});
     EXPECT_EQ(stat_change(STAT_INSPECT_FAIL_OPEN), 1);
@@ -189,7 +178,7 @@ TEST_F(PuntTest, StageDownFailOpenForwardsAndReleasesTheFlow) {
     EXPECT_EQ(fwd->punt_flags, 0);
     EXPECT_EQ(rev->punt_flags, 0);
     // Released for good: with the stage back, the flow stays on the fast path.
-    set_stage(true, false);
+    set_punt_stage(true, false);
     auto synack = [](PacketBuilder b) { return b.tcp(8443, kClientPort).seq(5000).ack_seq(1001).syn().ack().build(); };
     expect_fixture({"SYN-ACK after the stage is back", synack(wan_to_lan4()), wan_if(), XDP_REDIRECT,
                     synack(wan_to_lan4_out())});
@@ -199,7 +188,7 @@ TEST_F(PuntTest, StageDownFailOpenForwardsAndReleasesTheFlow) {
 TEST_F(PuntTest, OverloadTurnsAwayNewFlowsOnly) {
     Bytes syn1 = lan_to_wan4().tcp(kClientPort, 8080).seq(1000).syn().build();
     expect_fixture({"first flow", syn1, lan_if(), XDP_PASS, punted(syn1, 1, false)});
-    set_stage(true, true);
+    set_punt_stage(true, true);
     Bytes data1 = lan_to_wan4().tcp(kClientPort, 8080).seq(1001).ack_seq(1).ack().payload("more").build();
     expect_fixture({"the open flow goes on", data1, lan_if(), XDP_PASS, punted(data1, 1, false)});
     Bytes syn2 = lan_to_wan4().tcp(kClientPort + 1, 8080).seq(1000).syn().build();
@@ -240,7 +229,7 @@ TEST_F(PuntTest, RulesetGoneFromConfigFailsClosed) {
     c.rulesets.resize(1);
     c.rulesets[0].name = "strict";
     ASSERT_TRUE(write_punt_rulesets(env_->map_fd(SLUICE_MAP_PUNT_RULESETS), c));
-    set_stage(false, false);
+    set_punt_stage(false, false);
     expect_fixture({"retransmitted SYN, stage down", syn, lan_if(), XDP_DROP, {}});
     EXPECT_EQ(ruleset_stats(2).fail_closed_packets, 1u);
 }

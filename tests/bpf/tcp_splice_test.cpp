@@ -79,13 +79,7 @@ protected:
         c.rulesets.resize(1);
         c.rulesets[0].name = "rs";
         ASSERT_TRUE(write_punt_rulesets(env_->map_fd(SLUICE_MAP_PUNT_RULESETS), c));
-        punt_config cfg{};
-        cfg.mark = 0x5e1c0001;
-        cfg.stage_up = 1;
-        cfg.tcp_port = htons(40001);
-        cfg.udp_port = htons(40002);
-        uint32_t key = 0;
-        ASSERT_EQ(bpf_map_update_elem(env_->map_fd(SLUICE_MAP_PUNT_CFG), &key, &cfg, BPF_ANY), 0);
+        set_punt_stage(true);
     }
 
     bool v6() const { return GetParam(); }
@@ -165,10 +159,7 @@ TEST_P(TcpSpliceTest, HoldDropsDataAndLetsPureAcksReachTheStage) {
 TEST_P(TcpSpliceTest, HoldYieldsToTheFailModeWhenTheStageIsDown) {
     open_punted();
     edit_entry(false, [](session_value& v) { v.punt_flags |= SESSION_PUNT_HOLD; });
-    punt_config cfg{};
-    cfg.mark = 0x5e1c0001;  // stage_up 0: the stage died in the middle of a hand-off
-    uint32_t key = 0;
-    ASSERT_EQ(bpf_map_update_elem(env_->map_fd(SLUICE_MAP_PUNT_CFG), &key, &cfg, BPF_ANY), 0);
+    set_punt_stage(false);  // the stage died in the middle of a hand-off
     snapshot_stats();
     Bytes data = from_client().tcp(kClientPort, 8080).seq(1001).ack_seq(5001).ack().payload("x").build();
     expect_fixture({"data, hold set, stage down (fail-closed ruleset)", data, lan_if(), XDP_DROP, {}});

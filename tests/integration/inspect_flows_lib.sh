@@ -1,5 +1,5 @@
 # Helpers shared by the inspection operations tests (test_inspect_reload.sh,
-# test_inspect_failmode.sh, test_inspect_counters.sh): inspect_flows.py
+# test_inspect_failmode.sh, test_inspect_counters.sh, test_inspect_handoff.sh): inspect_flows.py
 # servers and clients, short connections, UDP exchanges. Sourced after lib.sh.
 FLOWS="$IT_DIR/inspect_flows.py"
 
@@ -87,3 +87,18 @@ else:
 EOF
 }
 word() { echo "$1" | awk "{print \$$2}"; }
+
+# Counter snapshots: snap LABEL saves `show inspect --json` and `show stats
+# --json`; idelta A B RULESET PATH and sdelta A B STAT are the changes from
+# snapshot A to B.
+snap() {
+    sluice_fw show inspect --json >"$IT_TMP/$1.insp" 2>"$IT_TMP/$1.insp.err"
+    sluice_fw show stats --json >"$IT_TMP/$1.stats" 2>"$IT_TMP/$1.stats.err"
+}
+idelta() { echo $(( $(insp "$IT_TMP/$2.insp" "$3" "$4") - $(insp "$IT_TMP/$1.insp" "$3" "$4") )); }
+sdelta() { echo $(( $(stat_value "$IT_TMP/$2.stats" "$3") - $(stat_value "$IT_TMP/$1.stats" "$3") )); }
+# spec_sha SPEC...: SHA-256 of the pieces as inspect_flows.py sends them, in order.
+spec_sha() {
+    "$IT_PY" -c 'import hashlib, sys; sys.path.insert(0, sys.argv[1]); from inspect_flows import payload
+print(hashlib.sha256(b"".join(payload(s) for s in sys.argv[2:])).hexdigest())' "$IT_DIR" "$@"
+}

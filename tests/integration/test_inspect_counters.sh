@@ -36,9 +36,6 @@ it_topology_up
 
 source "$IT_DIR/inspect_flows_lib.sh"
 
-snap() { sluice_fw show inspect --json >"$IT_TMP/$1.insp"; sluice_fw show stats --json >"$IT_TMP/$1.stats"; }
-idelta() { echo $(( $(insp "$IT_TMP/$2.insp" "$3" "$4") - $(insp "$IT_TMP/$1.insp" "$3" "$4") )); }
-sdelta() { echo $(( $(stat_value "$IT_TMP/$2.stats" "$3") - $(stat_value "$IT_TMP/$1.stats" "$3") )); }
 # tcp_full ADDR PORT [--gap S] SPEC...: like tcp_once, the whole line (STATE SENT RECEIVED SHA).
 tcp_full() {
     local addr=$1 port=$2 a=() s
@@ -174,11 +171,6 @@ it_expect_eq "twoway: pattern rej matches" 2 "$(idelta twoway twoway2 twoway pat
 it_expect_eq "twoway: resets" 2 "$(idelta twoway twoway2 twoway stage.resets)"
 
 it_log "TCP (lim, inspect-bytes 1000): scanned up to the limit each way, then handed to the fast path"
-# spec_sha SPEC...: SHA-256 of the pieces as inspect_flows.py sends them, in order.
-spec_sha() {
-    "$IT_PY" -c 'import hashlib, sys; sys.path.insert(0, sys.argv[1]); from inspect_flows import payload
-print(hashlib.sha256(b"".join(payload(s) for s in sys.argv[2:])).hexdigest())' "$IT_DIR" "$@"
-}
 # handed LABEL: waits (up to 5 s) until lim's handoffs counter is 1 past LABEL's.
 handed() {
     local i

@@ -32,14 +32,6 @@ tcp_line() {
     for s in "$@"; do a+=(--send "$s"); done
     lan "$IT_PY" "$FLOWS" tcp --host "$addr" --port "$port" --timeout 3 "${a[@]}" | awk '{print $1, $2, $3}'
 }
-# snap NAME: `show inspect --json` and `show stats --json` into NAME.insp / NAME.stats.
-snap() {
-    sluice_fw show inspect --json >"$IT_TMP/$1.insp" 2>"$IT_TMP/$1.insp.err"
-    sluice_fw show stats --json >"$IT_TMP/$1.stats" 2>"$IT_TMP/$1.stats.err"
-}
-# idelta FROM TO RULESET PATH / sdelta FROM TO COUNTER: growth between snapshots.
-idelta() { echo $(( $(insp "$IT_TMP/$2.insp" "$3" "$4") - $(insp "$IT_TMP/$1.insp" "$3" "$4") )); }
-sdelta() { echo $(( $(stat_value "$IT_TMP/$2.stats" "$3") - $(stat_value "$IT_TMP/$1.stats" "$3") )); }
 # plain_ok TAG: one echoed exchange on each plain (permit) connection, and
 # the paced plain transfers moved on since the last call.
 declare -A STREAM_SEEN=([4]=0 [6]=0) STREAM_PID=()

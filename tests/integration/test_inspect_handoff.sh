@@ -18,13 +18,6 @@ command -v iperf3 >/dev/null || it_skip "iperf3 is not installed (scripts/setup.
 it_topology_up
 source "$IT_DIR/inspect_flows_lib.sh"
 
-snap() { sluice_fw show inspect --json >"$IT_TMP/$1.insp"; sluice_fw show stats --json >"$IT_TMP/$1.stats"; }
-idelta() { echo $(( $(insp "$IT_TMP/$2.insp" "$3" "$4") - $(insp "$IT_TMP/$1.insp" "$3" "$4") )); }
-sdelta() { echo $(( $(stat_value "$IT_TMP/$2.stats" "$3") - $(stat_value "$IT_TMP/$1.stats" "$3") )); }
-spec_sha() {
-    "$IT_PY" -c 'import hashlib, sys; sys.path.insert(0, sys.argv[1]); from inspect_flows import payload
-print(hashlib.sha256(b"".join(payload(s) for s in sys.argv[2:])).hexdigest())' "$IT_DIR" "$@"
-}
 
 # write_config FILE [NAT-YAML]
 write_config() {
