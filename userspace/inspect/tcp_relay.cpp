@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "inspect/sockets.h"
+#include "inspect/time_wait.h"
 
 namespace sluice::inspect {
 namespace {
@@ -219,6 +220,9 @@ void TcpRelay::finish_if_done() {
         if (l->fd >= 0) close(l->fd);
         l->fd = -1;
     }
+    // The leg that closed first is in TIME_WAIT on the client's tuple, which
+    // would stop the client from connecting again from the same port.
+    remove_relay_time_waits(session_);
     retire();
 }
 
