@@ -3,17 +3,15 @@
 #include <cstring>
 
 namespace sluice::inspect {
-namespace {
 
 Endpoint endpoint_of(uint8_t family, const uint32_t addr[4], uint16_t port) {
     Endpoint e;
     e.family = family == SLUICE_FAMILY_IPV4 ? AF_INET : AF_INET6;
     std::memcpy(e.addr, addr, 16);
+    if (e.family == AF_INET) std::memset(&e.addr[1], 0, 12);
     e.port = port;
     return e;
 }
-
-}  // namespace
 
 std::optional<SessionEntry> SessionLink::find(uint8_t protocol, const Endpoint& src, const Endpoint& dst) const {
     SessionEntry e;

@@ -48,4 +48,7 @@ private:
 
 ServerLeg server_leg(const SessionEntry& initiator);
 
+// A session tuple's address and port (family SLUICE_FAMILY_*) as an Endpoint.
+Endpoint endpoint_of(uint8_t family, const uint32_t addr[4], uint16_t port);
+
 }  // namespace sluice::inspect

@@ -106,15 +106,6 @@ void count_failure(const std::string& what) {
         std::cerr << "sluice: inspect: " << n << " TIME_WAIT removals failed so far; the latest: " << what << std::endl;
 }
 
-Endpoint endpoint_of(uint8_t family, const uint32_t addr[4], uint16_t port) {
-    Endpoint e;
-    e.family = family == SLUICE_FAMILY_IPV4 ? AF_INET : AF_INET6;
-    std::memcpy(e.addr, addr, 16);
-    if (e.family == AF_INET) std::memset(&e.addr[1], 0, 12);
-    e.port = port;
-    return e;
-}
-
 // Tuples whose TIME_WAIT is still to come, retried by one background thread.
 // It is created on first use and never destroyed (nor joined): a worker may
 // still hand it a tuple while the process exits, and the thread holds nothing
