@@ -29,7 +29,8 @@
 #                        tests/sluice_scan_rate
 #                        (default: $SLUICE_BUILD_DIR or <repo>/build)
 #   --out FILE           the markdown report (default: <build>/inspect-bench.md)
-#   --svg FILE           the chart of (b) (default: <repo>/docs/inspect-bench.svg)
+#   --svg FILE           the chart of (b) (default: <build>/inspect-bench.svg; pass
+#                        docs/inspect-bench.svg to record a run in the docs)
 #   --passes N           passes of each part (default 3; (a) 4, see --passes-a)
 #   --passes-a N         passes of (a) (default: 4, or N of --passes when given;
 #                        (a) rotates 4 paths, so a multiple of 4 is fair)
@@ -49,7 +50,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${SLUICE_BUILD_DIR:-$REPO/build}
 OUT=""
-SVG=$REPO/docs/inspect-bench.svg
+SVG=""
 PASSES=3
 PASSES_A=""        # (a)'s passes: 4 by default, --passes N when only that is given
 PASSES_SET=0
@@ -89,6 +90,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ -n "$OUT" ] || OUT=$BUILD/inspect-bench.md
+[ -n "$SVG" ] || SVG=$BUILD/inspect-bench.svg
 if [ -z "$PASSES_A" ]; then
     if [ "$PASSES_SET" = 1 ]; then PASSES_A=$PASSES; else PASSES_A=4; fi
 fi

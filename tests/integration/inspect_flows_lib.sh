@@ -95,8 +95,13 @@ snap() {
     sluice_fw show inspect --json >"$IT_TMP/$1.insp" 2>"$IT_TMP/$1.insp.err"
     sluice_fw show stats --json >"$IT_TMP/$1.stats" 2>"$IT_TMP/$1.stats.err"
 }
-idelta() { echo $(( $(insp "$IT_TMP/$2.insp" "$3" "$4") - $(insp "$IT_TMP/$1.insp" "$3" "$4") )); }
-sdelta() { echo $(( $(stat_value "$IT_TMP/$2.stats" "$3") - $(stat_value "$IT_TMP/$1.stats" "$3") )); }
+# A value that is not a number (a renamed or absent field: "missing") makes
+# the delta "unreadable(...)", so no comparison can pass by accident.
+num_delta() {
+    if [[ $1 =~ ^-?[0-9]+$ && $2 =~ ^-?[0-9]+$ ]]; then echo $(($2 - $1)); else echo "unreadable($1,$2)"; fi
+}
+idelta() { num_delta "$(insp "$IT_TMP/$1.insp" "$3" "$4")" "$(insp "$IT_TMP/$2.insp" "$3" "$4")"; }
+sdelta() { num_delta "$(stat_value "$IT_TMP/$1.stats" "$3")" "$(stat_value "$IT_TMP/$2.stats" "$3")"; }
 # spec_sha SPEC...: SHA-256 of the pieces as inspect_flows.py sends them, in order.
 spec_sha() {
     "$IT_PY" -c 'import hashlib, sys; sys.path.insert(0, sys.argv[1]); from inspect_flows import payload

@@ -114,7 +114,8 @@ TEST(InspectRulesetDb, EveryInvalidRegexIsReportedAtItsRegex) {
         "fw.yaml:16:18: inspect.rulesets.first.patterns[2].regex: invalid regex: "
         "Zero-width assertions are not supported.",
         "fw.yaml:20:39: inspect.rulesets.second.patterns[0].regex: invalid regex: "
-        "Pattern matches empty buffer; use HS_FLAG_ALLOWEMPTY to enable support.",
+        "the pattern matches the empty string, so it would match every flow at once; make it need at least one "
+        "byte (e.g. 'x+' instead of 'x*')",
         "fw.yaml:21:35: inspect.rulesets.second.patterns[1].regex: invalid regex: "
         "Back-references are unsupported.",
     };

@@ -36,6 +36,10 @@ bool looks_at(PatternDirection pattern, PatternDirection stream) {
 std::string take_message(hs_compile_error_t* error) {
     std::string message = error && error->message ? error->message : "unknown compile error";
     hs_free_compile_error(error);
+    // hyperscan names a compile flag the config cannot set; say what to change.
+    if (message.find("matches empty buffer") != std::string::npos)
+        message = "the pattern matches the empty string, so it would match every flow at once; make it need at "
+                  "least one byte (e.g. 'x+' instead of 'x*')";
     return message;
 }
 
