@@ -37,7 +37,8 @@ def value(now, flags, nat_src, nat_dst, nat_flags):
     v = struct.pack("<QQQQIHHBBBBHH", now, now, 1, 100, 0, 1, 2, 0, flags, 0, 0, 0, 0)
     v += nat_src[0] + bytes(12) + nat_dst[0] + bytes(12) + struct.pack(">HH", nat_src[1], nat_dst[1])
     v += bytes([nat_flags, 0, 0, 0]) + bytes(24) + bytes(8)
-    assert len(v) == 120
+    v += bytes(24)  # session_splice: not a spliced flow
+    assert len(v) == 144  # maps/session.h struct session_value
     return v
 
 
