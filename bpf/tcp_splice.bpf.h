@@ -33,54 +33,70 @@ struct tcp_option_pos {
 	__u32 sack_blocks; /* its blocks, 1..4 */
 };
 
-/* Finds the options of the TCP header at l4_off. Malformed options end the
- * walk (what was found before stays valid). A global (not inlined) function:
- * the verifier checks its loop once, on its own, instead of once per path of
- * every program that calls it. */
-__attribute__((noinline)) int tcp_find_options(struct xdp_md *ctx, __u32 l4_off, struct tcp_option_pos *pos)
+/* The option walk's state: the options copied to the stack, so that the
+ * loop body (a bpf_loop callback, verified once whatever the loop does)
+ * reads no packet memory. */
+struct tcp_option_walk {
+	__u8 buf[64];
+	__u32 off;   /* next option, from the first option byte */
+	__u32 len;   /* option bytes */
+	struct tcp_option_pos pos;
+};
+
+static long tcp_option_step(__u32 index, void *ctx)
+{
+	struct tcp_option_walk *w = ctx;
+	__u32 off = w->off;
+	__u8 kind, len;
+
+	if (off >= w->len || off >= TCP_MAX_OPTION_BYTES)
+		return 1;
+	kind = w->buf[off & 63];
+	if (kind == TCPOPT_EOL_KIND)
+		return 1;
+	if (kind == TCPOPT_NOP_KIND) {
+		w->off = off + 1;
+		return 0;
+	}
+	if (off + 2 > w->len)
+		return 1;
+	len = w->buf[(off + 1) & 63];
+	if (len < 2 || off + len > w->len)
+		return 1;
+	if (kind == TCPOPT_TIMESTAMP_KIND && len == TCPOPT_TIMESTAMP_LEN) {
+		w->pos.ts = sizeof(struct tcphdr) + off;
+	} else if (kind == TCPOPT_SACK_KIND && len >= 10 && len <= 34 && (len - 2) % 8 == 0) {
+		w->pos.sack = sizeof(struct tcphdr) + off;
+		w->pos.sack_blocks = (len - 2) / 8;
+	}
+	w->off = off + len;
+	return 0;
+}
+
+/* Finds the options of the TCP header at l4_off (0 in pos: absent).
+ * Malformed options end the walk; what was found before stays valid. */
+static __always_inline void tcp_find_options(struct xdp_md *ctx, __u32 l4_off, struct tcp_option_pos *pos)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	__u8 *tcp = data + clamp_offset(l4_off);
-	__u32 hdr_len, off = sizeof(struct tcphdr);
-	int i;
+	struct tcp_option_walk w = {};
+	__u32 len;
 
-	if (!pos)
-		return 0;
 	pos->ts = pos->sack = pos->sack_blocks = 0;
 	if ((void *)(tcp + sizeof(struct tcphdr)) > data_end)
-		return 0;
-	hdr_len = (tcp[12] >> 4) * 4;
-	for (i = 0; i < TCP_MAX_OPTION_BYTES; i++) {
-		__u8 *p;
-		__u8 kind, len;
-
-		if (off + 1 > hdr_len)
-			break;
-		p = tcp + (off & 63);
-		if ((void *)(p + 1) > data_end)
-			break;
-		kind = p[0];
-		if (kind == TCPOPT_EOL_KIND)
-			break;
-		if (kind == TCPOPT_NOP_KIND) {
-			off++;
-			continue;
-		}
-		if ((void *)(p + 2) > data_end || off + 2 > hdr_len)
-			break;
-		len = p[1];
-		if (len < 2 || off + len > hdr_len)
-			break;
-		if (kind == TCPOPT_TIMESTAMP_KIND && len == TCPOPT_TIMESTAMP_LEN)
-			pos->ts = off;
-		else if (kind == TCPOPT_SACK_KIND && len >= 10 && len <= 34 && (len - 2) % 8 == 0) {
-			pos->sack = off;
-			pos->sack_blocks = (len - 2) / 8;
-		}
-		off += len;
-	}
-	return 0;
+		return;
+	len = (tcp[12] >> 4) * 4;
+	if (len <= sizeof(struct tcphdr))
+		return;
+	len -= sizeof(struct tcphdr);
+	if (len > TCP_MAX_OPTION_BYTES)
+		return;
+	if (bpf_xdp_load_bytes(ctx, clamp_offset(l4_off) + sizeof(struct tcphdr), w.buf, len))
+		return;
+	w.len = len;
+	bpf_loop(TCP_MAX_OPTION_BYTES, tcp_option_step, &w, 0);
+	*pos = w.pos;
 }
 
 /* The 32-bit field at byte offset off of the TCP header: reads it, stores
@@ -117,7 +133,7 @@ static __always_inline void tcp_note_tsval(struct xdp_md *ctx, const struct pack
 	__be32 tsval;
 
 	tcp_find_options(ctx, pc->l4_off, &pos);
-	data = (void *)(long)ctx->data; /* a call invalidates packet pointers */
+	data = (void *)(long)ctx->data; /* helper calls invalidate packet pointers */
 	data_end = (void *)(long)ctx->data_end;
 	tcp = data + clamp_offset(pc->l4_off);
 	if (!pos.ts)
@@ -188,9 +204,8 @@ static __always_inline int tcp_splice_rewrite(struct xdp_md *ctx, struct packet_
 		delta += csum_delta16(th->window, bpf_htons(window));
 		th->window = bpf_htons(window);
 
-		if (tcp_find_options(ctx, pc->l4_off, &pos))
-			return -1;
-		/* The call invalidated the packet pointers. */
+		tcp_find_options(ctx, pc->l4_off, &pos);
+		/* The helper calls invalidated the packet pointers. */
 		data = (void *)(long)ctx->data;
 		data_end = (void *)(long)ctx->data_end;
 		tcp = data + clamp_offset(pc->l4_off);
