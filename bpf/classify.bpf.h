@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Policy classification (maps/policy.h): one lookup per field, each giving the
- * bitset of rules that field allows; AND them; the lowest set bit wins. The
- * cost depends on the bitset width in use, never on walking rules.
+ * Classification (maps/policy.h): five field lookups give class ids, four
+ * cross-product lookups combine them, one array read gives the result. The
+ * same code, whatever the rule count; only the scope differs between the
+ * policy of a zone pair and the stateless filter of an interface.
  */
 #ifndef SLUICE_BPF_CLASSIFY_H
 #define SLUICE_BPF_CLASSIFY_H
@@ -10,22 +11,6 @@
 #include "maps.bpf.h"
 #include "parse.bpf.h"
 #include "fib.bpf.h"
-
-#define CLASSIFY_NO_MATCH 0xffffffffu
-
-/* Index of the lowest set bit of a non-zero word (BPF has no ctz instruction). */
-static __always_inline __u32 lowest_bit(__u64 w)
-{
-	__u32 n = 0;
-
-	if (!(w & 0xffffffffull)) { n += 32; w >>= 32; }
-	if (!(w & 0xffffull)) { n += 16; w >>= 16; }
-	if (!(w & 0xffull)) { n += 8; w >>= 8; }
-	if (!(w & 0xfull)) { n += 4; w >>= 4; }
-	if (!(w & 0x3ull)) { n += 2; w >>= 2; }
-	if (!(w & 0x1ull)) { n += 1; }
-	return n;
-}
 
 static __always_inline __u32 proto_slot(__u8 protocol)
 {
@@ -38,7 +23,7 @@ static __always_inline __u32 proto_slot(__u8 protocol)
 	}
 }
 
-/* The "port" an application matches on: destination port, ICMP type. */
+/* The "port" rules match on: destination port, ICMP type, or the protocol. */
 static __always_inline __u32 classify_port(const struct packet_ctx *pc)
 {
 	switch (pc->protocol) {
@@ -49,48 +34,49 @@ static __always_inline __u32 classify_port(const struct packet_ctx *pc)
 	case IPPROTO_ICMPV6:
 		return pc->icmp_type;
 	default:
-		return 0;
+		return pc->protocol;
 	}
 }
 
-/* Lowest bit set in all four sets among the first `words` words. A global
- * (non-inlined) function: the verifier checks its loop once, on its own,
- * instead of once per path through the calling program. */
-__noinline __u32 bitset_first_common(const struct policy_bitset *a, const struct policy_bitset *b,
-				     const struct policy_bitset *c, const struct policy_bitset *d,
-				     __u32 words)
+static __always_inline __u32 classify_sport(const struct packet_ctx *pc)
 {
-	__u32 i;
-
-	if (!a || !b || !c || !d)
-		return CLASSIFY_NO_MATCH;
-	for (i = 0; i < POLICY_BITSET_WORDS; i++) {
-		__u64 w;
-
-		if (i >= words)
-			break;
-		w = a->words[i] & b->words[i] & c->words[i] & d->words[i];
-		if (w)
-			return i * 64 + lowest_bit(w);
-	}
-	return CLASSIFY_NO_MATCH;
+	if (pc->protocol != IPPROTO_TCP && pc->protocol != IPPROTO_UDP)
+		return 0;
+	return bpf_ntohs(pc->family == SLUICE_FAMILY_IPV4 ? pc->key.v4.src_port : pc->key.v6.src_port);
 }
 
-/* Returns the winning rule's bit index, or CLASSIFY_NO_MATCH. */
-static __always_inline __u32 classify(const struct packet_ctx *pc, const struct runtime_config *cfg)
+static __always_inline __u32 class_at(void *map, __u32 index)
+{
+	__u32 *v = bpf_map_lookup_elem(map, &index);
+
+	return v ? *v : 0;
+}
+
+/* Entry (left, right) of one cross-product table; class 0 (nothing allowed)
+ * on either side means no rule. */
+static __always_inline __u32 cross(const struct classifier_table_layout *t, __u32 left, __u32 right)
+{
+	if (!left || !right || right >= t->width)
+		return 0;
+	return class_at(&pol_cross, t->base + left * t->width + right);
+}
+
+/* The result for a packet in a scope, or NULL when no rule matches. */
+static __always_inline struct classifier_result *classify_in(const struct packet_ctx *pc,
+							       const struct runtime_config *cfg,
+							       __u8 kind, __u16 a, __u16 b)
 {
 	__u8 gen = cfg->policy_generation & 1;
-	struct policy_zone_pair_key zk = {};
-	struct policy_bitset *zone_bits, *src_bits, *dst_bits, *app_bits;
-	struct policy_app_key ak = {};
-	__u32 port_index, *app_class;
+	const struct classifier_layout *lay = &cfg->classifier[gen];
+	struct classifier_scope_key sk = {};
+	__u32 scope, src, dst, dport, sport, slot_base, x, y, r, *v;
 
-	zk.from_zone = pc->zone_in;
-	zk.to_zone = pc->zone_out;
-	zk.generation = gen;
-	zone_bits = bpf_map_lookup_elem(&pol_zone_pairs, &zk);
-	if (!zone_bits)
-		return CLASSIFY_NO_MATCH;
+	sk.a = a;
+	sk.b = b;
+	sk.kind = kind;
+	sk.generation = gen;
+	v = bpf_map_lookup_elem(&pol_scopes, &sk);
+	scope = v ? *v : 0;
 
 	if (pc->family == SLUICE_FAMILY_IPV4) {
 		struct policy_lpm_key_v4 k = {};
@@ -98,42 +84,75 @@ static __always_inline __u32 classify(const struct packet_ctx *pc, const struct 
 		k.prefixlen = 8 + 32;
 		k.generation = gen;
 		__builtin_memcpy(k.addr, &pc->key.v4.src_addr, 4);
-		src_bits = bpf_map_lookup_elem(&pol_src_v4, &k);
+		v = bpf_map_lookup_elem(&pol_src_v4, &k);
+		src = v ? *v : 0;
 		__builtin_memcpy(k.addr, flow_dst_addr(pc), 4);
-		dst_bits = bpf_map_lookup_elem(&pol_dst_v4, &k);
+		v = bpf_map_lookup_elem(&pol_dst_v4, &k);
+		dst = v ? *v : 0;
 	} else {
 		struct policy_lpm_key_v6 k = {};
 
 		k.prefixlen = 8 + 128;
 		k.generation = gen;
 		__builtin_memcpy(k.addr, pc->key.v6.src_addr, 16);
-		src_bits = bpf_map_lookup_elem(&pol_src_v6, &k);
+		v = bpf_map_lookup_elem(&pol_src_v6, &k);
+		src = v ? *v : 0;
 		__builtin_memcpy(k.addr, flow_dst_addr(pc), 16);
-		dst_bits = bpf_map_lookup_elem(&pol_dst_v6, &k);
+		v = bpf_map_lookup_elem(&pol_dst_v6, &k);
+		dst = v ? *v : 0;
 	}
-	if (!src_bits || !dst_bits)
-		return CLASSIFY_NO_MATCH;
 
-	port_index = (__u32)gen * (POLICY_PROTO_SLOTS * POLICY_PORTS) +
-		     proto_slot(pc->protocol) * POLICY_PORTS + (classify_port(pc) & 0xffff);
-	app_class = bpf_map_lookup_elem(&pol_port_class, &port_index);
-	if (!app_class)
-		return CLASSIFY_NO_MATCH;
-	ak.app_class = *app_class;
-	ak.generation = gen;
-	app_bits = bpf_map_lookup_elem(&pol_app_bits, &ak);
-	if (!app_bits)
-		return CLASSIFY_NO_MATCH;
+	slot_base = (__u32)gen * (POLICY_PROTO_SLOTS * POLICY_PORTS) + proto_slot(pc->protocol) * POLICY_PORTS;
+	dport = class_at(&pol_port_class, slot_base + (classify_port(pc) & 0xffff));
+	sport = class_at(&pol_sport_class, slot_base + (classify_sport(pc) & 0xffff));
 
-	return bitset_first_common(zone_bits, src_bits, dst_bits, app_bits, cfg->policy_words[gen]);
-	return CLASSIFY_NO_MATCH;
+	x = cross(&lay->table[CLASSIFIER_T_SCOPE_APP], scope, dport);
+	x = cross(&lay->table[CLASSIFIER_T_SPORT], x, sport);
+	y = cross(&lay->table[CLASSIFIER_T_SRC_DST], src, dst);
+	r = cross(&lay->table[CLASSIFIER_T_FINAL], x, y);
+	if (!r || r >= CLASSIFIER_MAX_RESULTS)
+		return 0;
+	r += (__u32)gen * CLASSIFIER_MAX_RESULTS;
+	return bpf_map_lookup_elem(&pol_results, &r);
 }
 
-static __always_inline struct policy_rule *policy_rule_at(const struct runtime_config *cfg, __u32 rule)
+/* The policy of the packet's zone pair: its deciding rule, or NULL. */
+static __always_inline struct classifier_result *classify_policy(const struct packet_ctx *pc,
+								   const struct runtime_config *cfg)
 {
-	__u32 index = (__u32)(cfg->policy_generation & 1) * POLICY_MAX_RULES + rule;
+	struct classifier_result *res = classify_in(pc, cfg, CLASSIFIER_SCOPE_POLICY, pc->zone_in, pc->zone_out);
 
-	return bpf_map_lookup_elem(&pol_rules, &index);
+	return res && res->rule != CLASSIFIER_NO_RULE ? res : 0;
+}
+
+/* A stateless filter (1-based id) on one packet: counts the rules it matched
+ * and returns the action (FILTER_ACTION_ACCEPT when no rule decides). */
+static __always_inline __u8 run_filter(const struct packet_ctx *pc, const struct runtime_config *cfg,
+				       __u16 filter_id, __u64 bytes)
+{
+	struct classifier_result *res = classify_in(pc, cfg, CLASSIFIER_SCOPE_FILTER, filter_id, 0);
+	__u32 base = (__u32)(cfg->policy_generation & 1) * FILTER_MAX_RULES;
+	__u32 i;
+
+	if (!res)
+		return FILTER_ACTION_ACCEPT;
+	for (i = 0; i < CLASSIFIER_MAX_COUNTED; i++) {
+		struct filter_rule_counter *c;
+		__u32 slot;
+
+		if (i >= res->counted_n)
+			break;
+		slot = res->counted[i];
+		if (slot >= FILTER_MAX_RULES)
+			break;
+		slot += base;
+		c = bpf_map_lookup_elem(&filter_hits, &slot);
+		if (c) {
+			c->packets += 1;
+			c->bytes += bytes;
+		}
+	}
+	return res->action;
 }
 
 static __always_inline void flow_cache_key_of(const struct packet_ctx *pc, struct flow_cache_key *k)

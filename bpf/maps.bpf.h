@@ -50,54 +50,33 @@ struct {
 	__type(value, struct bpf_devmap_val);
 } tx_ports SEC(".maps");
 
-/* Classifier: (from zone, to zone, generation) → rules of that zone pair. */
+/* Classifier (maps/policy.h): (scope, generation) → scope class. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct policy_zone_pair_key);
-	__type(value, struct policy_bitset);
+	__type(key, struct classifier_scope_key);
+	__type(value, __u32);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} pol_zone_pairs SEC(".maps");
+} pol_scopes SEC(".maps");
 
-/* Classifier: longest source/destination prefix → rules that match it. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct policy_lpm_key_v4);
-	__type(value, struct policy_bitset);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} pol_src_v4 SEC(".maps");
+/* Classifier: longest source/destination prefix → address class. */
+#define POL_LPM(name, key_t)                                                     \
+	struct {                                                                 \
+		__uint(type, BPF_MAP_TYPE_LPM_TRIE);                             \
+		__uint(max_entries, 262144);                                     \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                            \
+		__type(key, key_t);                                              \
+		__type(value, __u32);                                            \
+		__uint(pinning, LIBBPF_PIN_BY_NAME);                             \
+	} name SEC(".maps")
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct policy_lpm_key_v4);
-	__type(value, struct policy_bitset);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} pol_dst_v4 SEC(".maps");
+POL_LPM(pol_src_v4, struct policy_lpm_key_v4);
+POL_LPM(pol_dst_v4, struct policy_lpm_key_v4);
+POL_LPM(pol_src_v6, struct policy_lpm_key_v6);
+POL_LPM(pol_dst_v6, struct policy_lpm_key_v6);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct policy_lpm_key_v6);
-	__type(value, struct policy_bitset);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} pol_src_v6 SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct policy_lpm_key_v6);
-	__type(value, struct policy_bitset);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} pol_dst_v6 SEC(".maps");
-
-/* Classifier: (generation, protocol slot, port) → application class. */
+/* Classifier: (generation, protocol slot, destination port / type) → class. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, POLICY_PORT_CLASS_ENTRIES);
@@ -106,24 +85,42 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } pol_port_class SEC(".maps");
 
-/* Classifier: application class → rules that allow it. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct policy_app_key);
-	__type(value, struct policy_bitset);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} pol_app_bits SEC(".maps");
-
-/* Rule (bit) index → action; generation-major. */
+/* Classifier: (generation, protocol slot, source port) → class. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, POLICY_GENERATIONS * POLICY_MAX_RULES);
+	__uint(max_entries, POLICY_PORT_CLASS_ENTRIES);
 	__type(key, __u32);
-	__type(value, struct policy_rule);
+	__type(value, __u32);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} pol_rules SEC(".maps");
+} pol_sport_class SEC(".maps");
+
+/* Classifier: the cross-product tables of both generations
+ * (runtime_config.classifier says where each one starts). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CLASSIFIER_CROSS_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pol_cross SEC(".maps");
+
+/* Classifier: result id → the deciding rule and the filter rules to count. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, POLICY_GENERATIONS * CLASSIFIER_MAX_RESULTS);
+	__type(key, __u32);
+	__type(value, struct classifier_result);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pol_results SEC(".maps");
+
+/* Stateless filters: packets and bytes per filter rule, per generation. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, POLICY_GENERATIONS * FILTER_MAX_RULES);
+	__type(key, __u32);
+	__type(value, struct filter_rule_counter);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} filter_hits SEC(".maps");
 
 /* First-fragment records; losing one only drops that datagram's tail, so LRU. */
 struct {

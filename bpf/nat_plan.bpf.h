@@ -15,6 +15,20 @@
 #include "classify.bpf.h"
 
 /* Fills pc->nat with the untranslated tuple, for a plan to change parts of. */
+/* Index of the lowest set bit of a non-zero word (BPF has no ctz instruction). */
+static __always_inline __u32 lowest_bit(__u64 w)
+{
+	__u32 n = 0;
+
+	if (!(w & 0xffffffffull)) { n += 32; w >>= 32; }
+	if (!(w & 0xffffull)) { n += 16; w >>= 16; }
+	if (!(w & 0xffull)) { n += 8; w >>= 8; }
+	if (!(w & 0xfull)) { n += 4; w >>= 4; }
+	if (!(w & 0x3ull)) { n += 2; w >>= 2; }
+	if (!(w & 0x1ull)) { n += 1; }
+	return n;
+}
+
 static __always_inline void nat_start(struct packet_ctx *pc)
 {
 	if (pc->nat.flags & SESSION_NAT_ANY)

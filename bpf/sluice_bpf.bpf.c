@@ -93,6 +93,14 @@ int xdp_zone_prog(struct xdp_md *ctx)
 	if (!zone)
 		return pass(STAT_PASS_UNZONED);
 	pc->zone_in = zone->zone_id;
+	/* The interface's stateless filter sees every packet, before conntrack. */
+	if (zone->filter_id) {
+		void *data = (void *)(long)ctx->data;
+		void *data_end = (void *)(long)ctx->data_end;
+
+		if (run_filter(pc, cfg, zone->filter_id, (__u64)(data_end - data)) == FILTER_ACTION_DROP)
+			return drop(STAT_DROP_FILTER);
+	}
 	if (dst_is_link_scope(pc))
 		return pass(STAT_PASS_LINK_LOCAL);
 
@@ -199,8 +207,8 @@ int xdp_policy_prog(struct xdp_md *ctx)
 	struct flow_cache_value *cached, fv = {};
 	struct zone_key zk = {};
 	struct zone_value *zone_out;
-	struct policy_rule *rule;
-	__u32 policy_id = SESSION_POLICY_RELATED, winner;
+	struct classifier_result *rule;
+	__u32 policy_id = SESSION_POLICY_RELATED;
 	__u16 ruleset_id = 0;
 	__u8 action;
 	__u64 now;
@@ -238,11 +246,10 @@ int xdp_policy_prog(struct xdp_md *ctx)
 		action = cached->action;
 		policy_id = cached->policy_id;
 	} else {
-		winner = classify(pc, cfg);
-		rule = winner == CLASSIFY_NO_MATCH ? 0 : policy_rule_at(cfg, winner);
+		rule = classify_policy(pc, cfg);
 		if (rule) {
 			action = rule->action;
-			policy_id = rule->policy_id;
+			policy_id = rule->rule;
 			ruleset_id = rule->ruleset_id;
 		} else {
 			action = cfg->default_action;

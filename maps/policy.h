@@ -1,40 +1,72 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Policy classification without a rule scan (the nf-hipac / bit-vector idea):
- * every field is one lookup that returns the set of rules that field allows,
- * as a bitset over rules in config order; the sets are ANDed and the lowest
- * set bit is the winning rule. Every key carries a generation (0 or 1): the
- * compiler fills the inactive generation, then flips runtime_config's
- * policy_generation, so a new config applies atomically to new flows.
+ * The classifier behind policies and stateless filters: a first packet costs
+ * the same fixed number of lookups whether there are 10 rules or 10,000.
+ *
+ * Every field is cut into equivalence classes: two values are in one class
+ * when exactly the same rules allow both (class 0 = no rule allows it). A
+ * packet looks each field up once (scope hash, two LPM tries, two arrays),
+ * then combines the class ids pairwise through precomputed cross-product
+ * tables (the RFC / nf-hipac-without-bitsets idea):
+ *
+ *   T_SCOPE_APP  (scope class,  dport class) -> x
+ *   T_SPORT      (x,            sport class) -> x'
+ *   T_SRC_DST    (src class,    dst class)   -> y
+ *   T_FINAL      (x',           y)           -> result id (0 = no rule)
+ *
+ * Compile time and table memory grow with the rules; the per-packet work is
+ * those nine lookups and one result read, always. Every key carries a
+ * generation (0 or 1): the compiler fills the inactive generation, then flips
+ * runtime_config's policy_generation, so a new config applies atomically.
  */
 #ifndef SLUICE_MAPS_POLICY_H
 #define SLUICE_MAPS_POLICY_H
 
 #include "abi.h"
 
-#ifndef POLICY_MAX_RULES
-#define POLICY_MAX_RULES 10240
-#endif
-#define POLICY_BITSET_WORDS (POLICY_MAX_RULES / 64)
 #define POLICY_GENERATIONS 2
+/* Policies, filter rules (all filters together), and both, per generation. */
+#define POLICY_MAX_RULES 16384
+#define FILTER_MAX_RULES 16384
+#define CLASSIFIER_MAX_RULES (POLICY_MAX_RULES + FILTER_MAX_RULES)
+/* Cross-product entries (u32) per generation: 32 MiB. */
+#define CLASSIFIER_CROSS_PER_GEN (1u << 23)
+#define CLASSIFIER_CROSS_ENTRIES (POLICY_GENERATIONS * CLASSIFIER_CROSS_PER_GEN)
+/* Distinct results (winning rule + rules it counts) per generation. */
+#define CLASSIFIER_MAX_RESULTS 65536
+/* Filter rules a packet can be counted by: `count` rules before the deciding one, and it. */
+#define CLASSIFIER_MAX_COUNTED 6
+#define CLASSIFIER_NO_RULE 0xffffffffu
 
-/* Protocol slots of the port-class array; ICMP "ports" are the message type. */
+/* Protocol slots of the port-class arrays. The "port" is the TCP/UDP port,
+ * the ICMP/ICMPv6 message type, and for any other protocol its number. */
 enum policy_proto_slot {
 	POLICY_PROTO_TCP = 0,
 	POLICY_PROTO_UDP = 1,
 	POLICY_PROTO_ICMP = 2,
 	POLICY_PROTO_ICMPV6 = 3,
-	POLICY_PROTO_OTHER = 4,   /* any other protocol; port 0 */
+	POLICY_PROTO_OTHER = 4,
 	POLICY_PROTO_SLOTS = 5,
 };
 #define POLICY_PORTS 65536
-/* policy_port_class index: generation * POLICY_PORT_CLASS_ENTRIES / 2 + slot * 65536 + port */
+/* pol_port_class / pol_sport_class index: generation * (SLOTS * 65536) + slot * 65536 + port */
 #define POLICY_PORT_CLASS_ENTRIES (POLICY_GENERATIONS * POLICY_PROTO_SLOTS * POLICY_PORTS)
 
-struct policy_bitset {
-	__u64 words[POLICY_BITSET_WORDS];
+/* Who is classifying: the policy of a zone pair, or the filter of an interface. */
+enum classifier_scope_kind {
+	CLASSIFIER_SCOPE_POLICY = 0,   /* a = from zone, b = to zone */
+	CLASSIFIER_SCOPE_FILTER = 1,   /* a = filter id (1-based), b = 0 */
 };
 
+struct classifier_scope_key {
+	__u16 a;
+	__u16 b;
+	__u8 generation;
+	__u8 kind;             /* enum classifier_scope_kind */
+	__u8 pad[2];
+};
+
+/* (from zone, to zone, generation): source NAT rules are keyed by zone pair. */
 struct policy_zone_pair_key {
 	__u16 from_zone;
 	__u16 to_zone;
@@ -57,11 +89,22 @@ struct policy_lpm_key_v6 {
 	__u8 pad[3];
 };
 
-/* Application classes: elementary (protocol slot, port interval)s → rule set. */
-struct policy_app_key {
-	__u32 app_class;
-	__u8 generation;
-	__u8 pad[3];
+enum classifier_table {
+	CLASSIFIER_T_SCOPE_APP = 0,
+	CLASSIFIER_T_SPORT = 1,
+	CLASSIFIER_T_SRC_DST = 2,
+	CLASSIFIER_T_FINAL = 3,
+	CLASSIFIER_TABLES = 4,
+};
+
+/* Entry (left, right) of a table lives at pol_cross[base + left * width + right]. */
+struct classifier_table_layout {
+	__u32 base;
+	__u32 width;           /* classes of the right-hand field */
+};
+
+struct classifier_layout {
+	struct classifier_table_layout table[CLASSIFIER_TABLES];
 };
 
 enum policy_action {
@@ -71,12 +114,24 @@ enum policy_action {
 	POLICY_ACTION_INSPECT = 3,
 };
 
-/* policy_rules index: generation * POLICY_MAX_RULES + rule (bit) index. */
-struct policy_rule {
-	__u32 policy_id;       /* index of the policy in the config file */
-	__u8 action;           /* enum policy_action */
-	__u8 pad;
+enum filter_action {
+	FILTER_ACTION_ACCEPT = 0,   /* also: only `count` rules matched */
+	FILTER_ACTION_DROP = 1,
+};
+
+/* pol_results index: generation * CLASSIFIER_MAX_RESULTS + result id (>= 1). */
+struct classifier_result {
+	__u32 rule;            /* policy index, or filter rule slot; CLASSIFIER_NO_RULE if none decides */
+	__u8 action;           /* enum policy_action, or enum filter_action */
+	__u8 counted_n;        /* entries of counted[] in use */
 	__u16 ruleset_id;      /* for POLICY_ACTION_INSPECT */
+	__u32 counted[CLASSIFIER_MAX_COUNTED];  /* filter rule slots this packet counts for */
+};
+
+/* filter_hits index (per-CPU): generation * FILTER_MAX_RULES + filter rule slot. */
+struct filter_rule_counter {
+	__u64 packets;
+	__u64 bytes;
 };
 
 #endif

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The single-entry array the controller writes and every program reads:
- * generations, policy defaults and session timeouts.
+ * generations, policy defaults, session timeouts and the classifier's layout.
  */
 #ifndef SLUICE_MAPS_RUNTIME_CONFIG_H
 #define SLUICE_MAPS_RUNTIME_CONFIG_H
 
 #include "abi.h"
+#include "policy.h"
 
 enum timeout_class {
 	TIMEOUT_TCP_SYN = 0,
@@ -25,9 +26,9 @@ struct runtime_config {
 	__u32 config_generation;  /* bumped on every applied config */
 	__u8 policy_generation;   /* active policy map generation, 0 or 1 */
 	__u8 default_action;      /* enum policy_action for flows no policy matches */
-	__u16 policy_words[2];    /* bitset words in use, per generation */
-	__u16 pad;
+	__u8 pad[6];
 	__u64 timeout_ns[TIMEOUT_CLASS_COUNT];
+	struct classifier_layout classifier[POLICY_GENERATIONS];  /* cross tables, per generation */
 };
 
 #endif

@@ -75,6 +75,7 @@
 	X(STAT_DROP_INSPECT_FAIL_CLOSED, "drop-inspect-stage-down", drop)        \
 	X(STAT_DROP_PUNT_NO_SOCKET, "drop-punt-no-socket", drop)                 \
 	X(STAT_DROP_INSPECT_HANDOFF_HOLD, "drop-inspect-handoff-hold", drop)     \
+	X(STAT_DROP_FILTER, "drop-filter", drop)                                 \
 	X(STAT_DROP_INTERNAL, "drop-internal-error", drop)
 
 #define SLUICE_STAT_ENUM(name, str, kind) name,

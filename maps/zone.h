@@ -17,7 +17,7 @@ struct zone_key {
 
 struct zone_value {
 	__u16 zone_id;         /* 1..SLUICE_MAX_ZONES-1 */
-	__u16 flags;           /* reserved */
+	__u16 filter_id;       /* stateless filter on this ingress (1-based), 0 = none */
 };
 
 #endif

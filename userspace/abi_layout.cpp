@@ -67,14 +67,19 @@ PIN_OFFSET(zone_key, ifindex, 0);
 PIN_OFFSET(zone_key, vlan_id, 4);
 PIN_SIZE(zone_value, 4);
 PIN_OFFSET(zone_value, zone_id, 0);
+PIN_OFFSET(zone_value, filter_id, 2);
 
-PIN_SIZE(policy_bitset, POLICY_BITSET_WORDS * 8);
-// Every generation-keyed policy key has its generation byte at offset 4:
+// Every generation-keyed classifier key has its generation byte at offset 4:
 // loader/map_io.cpp's delete_generation relies on it.
 PIN_SIZE(policy_zone_pair_key, 8);
 PIN_OFFSET(policy_zone_pair_key, from_zone, 0);
 PIN_OFFSET(policy_zone_pair_key, to_zone, 2);
 PIN_OFFSET(policy_zone_pair_key, generation, 4);
+PIN_SIZE(classifier_scope_key, 8);
+PIN_OFFSET(classifier_scope_key, a, 0);
+PIN_OFFSET(classifier_scope_key, b, 2);
+PIN_OFFSET(classifier_scope_key, generation, 4);
+PIN_OFFSET(classifier_scope_key, kind, 5);
 PIN_SIZE(policy_lpm_key_v4, 12);
 PIN_OFFSET(policy_lpm_key_v4, prefixlen, 0);
 PIN_OFFSET(policy_lpm_key_v4, generation, 4);
@@ -82,13 +87,17 @@ PIN_OFFSET(policy_lpm_key_v4, addr, 5);
 PIN_SIZE(policy_lpm_key_v6, 24);
 PIN_OFFSET(policy_lpm_key_v6, generation, 4);
 PIN_OFFSET(policy_lpm_key_v6, addr, 5);
-PIN_SIZE(policy_app_key, 8);
-PIN_OFFSET(policy_app_key, app_class, 0);
-PIN_OFFSET(policy_app_key, generation, 4);
-PIN_SIZE(policy_rule, 8);
-PIN_OFFSET(policy_rule, policy_id, 0);
-PIN_OFFSET(policy_rule, action, 4);
-PIN_OFFSET(policy_rule, ruleset_id, 6);
+PIN_SIZE(classifier_table_layout, 8);
+PIN_OFFSET(classifier_table_layout, width, 4);
+PIN_SIZE(classifier_layout, 8 * CLASSIFIER_TABLES);
+PIN_SIZE(classifier_result, 8 + 4 * CLASSIFIER_MAX_COUNTED);
+PIN_OFFSET(classifier_result, rule, 0);
+PIN_OFFSET(classifier_result, action, 4);
+PIN_OFFSET(classifier_result, counted_n, 5);
+PIN_OFFSET(classifier_result, ruleset_id, 6);
+PIN_OFFSET(classifier_result, counted, 8);
+PIN_SIZE(filter_rule_counter, 16);
+PIN_OFFSET(filter_rule_counter, bytes, 8);
 
 PIN_SIZE(frag_key_v4, 12);
 PIN_OFFSET(frag_key_v4, id, 8);
@@ -150,13 +159,13 @@ PIN_OFFSET(nat_port_value, inside_port, 16);
 PIN_OFFSET(nat_port_value, rule_id, 20);
 PIN_OFFSET(nat_port_value, created_ns, 24);
 
-PIN_SIZE(runtime_config, 80);
+PIN_SIZE(runtime_config, 80 + POLICY_GENERATIONS * 8 * CLASSIFIER_TABLES);
 PIN_OFFSET(runtime_config, fib_generation, 0);
 PIN_OFFSET(runtime_config, config_generation, 4);
 PIN_OFFSET(runtime_config, policy_generation, 8);
 PIN_OFFSET(runtime_config, default_action, 9);
-PIN_OFFSET(runtime_config, policy_words, 10);
 PIN_OFFSET(runtime_config, timeout_ns, 16);
+PIN_OFFSET(runtime_config, classifier, 80);
 
 // maps/punt.h
 PIN_SIZE(punt_meta, 8);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 
 #include "config/check.h"
@@ -16,9 +17,19 @@ TEST(Check, GoodFilePrintsSummaryAndExitsZero) {
     std::ostringstream out, err;
     EXPECT_EQ(run_check(kDir + "good-basic.yaml", out, err, false), 0);
     EXPECT_EQ(err.str(), "");
-    EXPECT_EQ(out.str(), kDir + "good-basic.yaml: ok: 3 interfaces, 3 zones, 3 address-book entries, "
-                                "5 applications, 4 policies (default deny), 1 filter, 5 NAT rules, "
-                                "2 inspect rulesets (2 patterns)\n");
+    const std::string text = out.str();
+    const auto newline = text.find('\n');
+    ASSERT_NE(newline, std::string::npos);
+    EXPECT_EQ(text.substr(0, newline + 1),
+              kDir + "good-basic.yaml: ok: 3 interfaces, 3 zones, 3 address-book entries, "
+                     "5 applications, 4 policies (default deny), 1 filter (2 rules), 5 NAT rules, "
+                     "2 inspect rulesets (2 patterns)\n");
+    // The second line: compile time and classifier memory (4 policies + 2 filter rules).
+    EXPECT_TRUE(std::regex_match(text.substr(newline + 1),
+                                 std::regex(".*good-basic.yaml: compiled in [0-9.]+ ms; classifier tables "
+                                            "[0-9.]+ (KiB|MiB) per generation \\(6 rules, [0-9]+ of [0-9]+ "
+                                            "cross-product entries, [0-9]+ distinct outcomes\\)\n")))
+        << text;
 }
 
 TEST(Check, GoodFileJson) {
@@ -29,6 +40,11 @@ TEST(Check, GoodFileJson) {
     EXPECT_EQ(j["zones"], 3);
     EXPECT_EQ(j["policies"], 4);
     EXPECT_EQ(j["default_action"], "deny");
+    EXPECT_EQ(j["filter_rules"], 2);
+    EXPECT_GE(j["compile_ms"].get<double>(), 0.0);
+    // At least the two port-class arrays of a generation: 2 x 5 x 65536 x 4 bytes.
+    EXPECT_GE(j["classifier_bytes"].get<uint64_t>(), 2u * 5 * 65536 * 4);
+    EXPECT_EQ(j["classifier"]["rules"], 6);
 }
 
 TEST(Check, BadFilePrintsEveryErrorAndExitsOne) {

@@ -17,11 +17,27 @@ const std::string kHeader =
     "zones: { trust: {}, untrust: {}, dmz: {} }\n";
 
 template <typename Table>
-const PolicyBitset* find_lpm(const Table& table, uint32_t prefixlen, const std::string& addr) {
+const uint32_t* find_lpm(const Table& table, uint32_t prefixlen, const std::string& addr) {
     auto bytes = address(addr);
     for (const auto& [key, value] : table)
         if (key.prefixlen == prefixlen && std::memcmp(key.addr, bytes.data(), sizeof key.addr) == 0) return &value;
     return nullptr;
+}
+
+// The rules a source / destination LPM entry stands for.
+template <typename Table>
+V lpm_rules(const CompiledClassifier& t, Field field, const Table& table, uint32_t prefixlen, const std::string& addr) {
+    const uint32_t* cls = find_lpm(table, prefixlen, addr);
+    if (!cls) {
+        ADD_FAILURE() << "no LPM entry /" << prefixlen - 8 << " " << addr;
+        return {};
+    }
+    return class_rules(t, field, *cls);
+}
+
+// The result a first packet gets from the tables (nullptr: no rule).
+const classifier_result* result_of(const CompiledConfig& c, const compiler::PacketSpec& p) {
+    return compiler::classify_tables(c.tables, CLASSIFIER_SCOPE_POLICY, p.from_zone, p.to_zone, p);
 }
 
 }  // namespace
@@ -42,42 +58,48 @@ TEST(Compiler, ZonesAndInterfaces) {
     EXPECT_EQ(c.interfaces[2].xdp_mode, "auto");
 }
 
-TEST(Compiler, NoPoliciesStillHasOneWordAndEmptyTables) {
+TEST(Compiler, NoPoliciesHaveEmptyTables) {
     auto c = compile_text(kHeader);
-    EXPECT_EQ(c.tables.words, 1);
-    EXPECT_TRUE(c.tables.zone_pairs.empty());
-    EXPECT_TRUE(c.tables.rules.empty());
-    ASSERT_EQ(c.tables.src_v4.size(), 1u);  // /0 per family, empty
+    EXPECT_TRUE(c.tables.scopes.empty());
+    ASSERT_EQ(c.tables.results.size(), 1u);  // only the unused id 0
+    ASSERT_EQ(c.tables.src_v4.size(), 1u);   // /0 per family, class 0 (no rule)
+    EXPECT_EQ(c.tables.src_v4[0].second, 0u);
     ASSERT_EQ(c.tables.dst_v6.size(), 1u);
     EXPECT_EQ(c.tables.port_class.size(), size_t{POLICY_PROTO_SLOTS} * POLICY_PORTS);
-    ASSERT_EQ(c.tables.app_bits.size(), 1u);
-    EXPECT_EQ(rules_in(c.tables.app_bits[0].second), V{});
+    EXPECT_EQ(c.tables.sport_class.size(), size_t{POLICY_PROTO_SLOTS} * POLICY_PORTS);
+    for (uint32_t cls : c.tables.port_class) ASSERT_EQ(cls, 0u);
+    EXPECT_EQ(result_of(c, packet(1, 2, "198.18.1.1", "198.18.100.200", 6, 80)), nullptr);
 }
 
-TEST(Compiler, RulesCarryPolicyIdActionAndRuleset) {
+TEST(Compiler, ResultsCarryPolicyIdActionAndRuleset) {
     auto c = compile_text(kHeader +
                           "policies:\n"
-                          "  - { name: a, from: trust, to: untrust, action: permit }\n"
+                          "  - { name: a, from: trust, to: untrust, source: 198.18.1.0/24, action: permit }\n"
                           "  - { name: b, from: trust, to: untrust, action: reject }\n"
                           "  - { name: c, from: untrust, to: dmz, action: { inspect: two } }\n"
                           "  - { name: d, from: untrust, to: trust, action: deny }\n"
                           "default-action: reject\n"
                           "inspect: { rulesets: { one: { patterns: [] }, two: { patterns: [] } } }\n");
-    ASSERT_EQ(c.tables.rules.size(), 4u);
-    EXPECT_EQ(c.tables.rules[1].policy_id, 1u);
-    EXPECT_EQ(c.tables.rules[0].action, POLICY_ACTION_PERMIT);
-    EXPECT_EQ(c.tables.rules[1].action, POLICY_ACTION_REJECT);
-    EXPECT_EQ(c.tables.rules[2].action, POLICY_ACTION_INSPECT);
-    EXPECT_EQ(c.tables.rules[2].ruleset_id, 2);
-    EXPECT_EQ(c.tables.rules[3].action, POLICY_ACTION_DENY);
-    EXPECT_EQ(c.tables.rules[3].ruleset_id, 0);
+    auto expect = [&](const compiler::PacketSpec& p, uint32_t rule, uint8_t action, uint16_t ruleset) {
+        const classifier_result* r = result_of(c, p);
+        ASSERT_NE(r, nullptr);
+        EXPECT_EQ(r->rule, rule);
+        EXPECT_EQ(r->action, action);
+        EXPECT_EQ(r->ruleset_id, ruleset);
+        EXPECT_EQ(r->counted_n, 0);  // policies count nothing
+    };
+    expect(packet(1, 2, "198.18.1.1", "198.18.100.200", 6, 80), 0, POLICY_ACTION_PERMIT, 0);
+    expect(packet(1, 2, "198.18.2.1", "198.18.100.200", 6, 80), 1, POLICY_ACTION_REJECT, 0);
+    expect(packet(2, 3, "198.18.100.1", "198.18.1.5", 17, 53), 2, POLICY_ACTION_INSPECT, 2);
+    expect(packet(2, 1, "198.18.100.1", "198.18.1.5", 1, 8), 3, POLICY_ACTION_DENY, 0);
+    EXPECT_EQ(c.tables.results.size(), 5u);  // four outcomes + unused 0
     EXPECT_EQ(c.default_action, POLICY_ACTION_REJECT);
     ASSERT_EQ(c.policies.size(), 4u);
     EXPECT_EQ(c.policies[2].ruleset, "two");
     EXPECT_EQ(c.policies[2].from_zone, "untrust");
 }
 
-TEST(Compiler, ZonePairBitsetsAndGeneration) {
+TEST(Compiler, ScopeClassesAndGeneration) {
     auto c = compile_text(kHeader +
                               "policies:\n"
                               "  - { name: a, from: trust, to: untrust, action: permit }\n"
@@ -85,29 +107,34 @@ TEST(Compiler, ZonePairBitsetsAndGeneration) {
                               "  - { name: c, from: trust, to: untrust, action: deny }\n"
                               "  - { name: d, from: trust, to: trust, action: permit }\n",
                           1);
-    ASSERT_EQ(c.tables.zone_pairs.size(), 3u);
-    for (const auto& [key, bits] : c.tables.zone_pairs) {
+    ASSERT_EQ(c.tables.scopes.size(), 3u);
+    for (const auto& [key, cls] : c.tables.scopes) {
         EXPECT_EQ(key.generation, 1);
-        EXPECT_EQ(key.pad[0] | key.pad[1] | key.pad[2], 0);
-        if (key.from_zone == 1 && key.to_zone == 2) EXPECT_EQ(rules_in(bits), (V{0, 2}));
-        else if (key.from_zone == 2 && key.to_zone == 1) EXPECT_EQ(rules_in(bits), (V{1}));
-        else if (key.from_zone == 1 && key.to_zone == 1) EXPECT_EQ(rules_in(bits), (V{3}));
-        else ADD_FAILURE() << "unexpected pair " << key.from_zone << "->" << key.to_zone;
+        EXPECT_EQ(key.kind, CLASSIFIER_SCOPE_POLICY);
+        EXPECT_EQ(key.pad[0] | key.pad[1], 0);
+        if (key.a == 1 && key.b == 2) EXPECT_EQ(class_rules(c.tables, kScope, cls), (V{0, 2}));
+        else if (key.a == 2 && key.b == 1) EXPECT_EQ(class_rules(c.tables, kScope, cls), (V{1}));
+        else if (key.a == 1 && key.b == 1) EXPECT_EQ(class_rules(c.tables, kScope, cls), (V{3}));
+        else ADD_FAILURE() << "unexpected pair " << key.a << "->" << key.b;
     }
+    // Generation 1 writes the upper half of pol_cross.
+    EXPECT_EQ(c.tables.layout.table[0].base, CLASSIFIER_CROSS_PER_GEN);
+    for (int i = 1; i < CLASSIFIER_TABLES; ++i)
+        EXPECT_GE(c.tables.layout.table[i].base, c.tables.layout.table[i - 1].base);
 }
 
-TEST(Compiler, BitIndexBeyondFirstWord) {
+TEST(Compiler, RuleIndexBeyondFirstWord) {
     std::string text = kHeader + "policies:\n";
     for (int i = 0; i < 70; ++i)
         text += "  - { name: p" + std::to_string(i) + ", from: " + (i == 65 ? "dmz" : "trust") +
                 ", to: untrust, action: permit }\n";
     auto c = compile_text(text);
-    EXPECT_EQ(c.tables.words, 2);
-    for (const auto& [key, bits] : c.tables.zone_pairs) {
-        if (key.from_zone != 3) continue;
-        EXPECT_EQ(bits.words[0], 0u);
-        EXPECT_EQ(bits.words[1], uint64_t{1} << 1);  // rule 65 = word 1, bit 1
-    }
+    const classifier_result* r = result_of(c, packet(3, 2, "198.18.1.1", "198.18.100.200", 6, 80));
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->rule, 65u);
+    r = result_of(c, packet(1, 2, "198.18.1.1", "198.18.100.200", 6, 80));
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->rule, 0u);
 }
 
 TEST(Compiler, LpmKeysCountTheGenerationByte) {
@@ -116,20 +143,19 @@ TEST(Compiler, LpmKeysCountTheGenerationByte) {
                               "  - { name: a, from: trust, to: untrust, source: [198.18.1.0/24, \"2001:2:0:1::/64\"],\n"
                               "      destination: 198.18.100.200, action: permit }\n",
                           1);
-    for (const auto& [key, bits] : c.tables.src_v4) {
+    const auto& t = c.tables;
+    for (const auto& [key, cls] : t.src_v4) {
         EXPECT_EQ(key.generation, 1);
         EXPECT_EQ(key.pad[0] | key.pad[1] | key.pad[2], 0);
     }
-    ASSERT_EQ(c.tables.src_v4.size(), 2u);
-    ASSERT_NE(find_lpm(c.tables.src_v4, 8 + 24, "198.18.1.0"), nullptr);
-    ASSERT_NE(find_lpm(c.tables.src_v4, 8 + 0, "0.0.0.0"), nullptr);
-    ASSERT_NE(find_lpm(c.tables.src_v6, 8 + 64, "2001:2:0:1::"), nullptr);
-    ASSERT_NE(find_lpm(c.tables.dst_v4, 8 + 32, "198.18.100.200"), nullptr);
-    EXPECT_EQ(c.tables.src_v6[0].first.generation, 1);
-    EXPECT_EQ(rules_in(*find_lpm(c.tables.src_v4, 8 + 24, "198.18.1.0")), V{0});
-    EXPECT_EQ(rules_in(*find_lpm(c.tables.src_v4, 8, "0.0.0.0")), V{});
-    EXPECT_EQ(rules_in(*find_lpm(c.tables.dst_v6, 8, "::")), V{});  // v4-only destination: no v6 match
-    EXPECT_EQ(rules_in(*find_lpm(c.tables.dst_v4, 8, "0.0.0.0")), V{});
+    ASSERT_EQ(t.src_v4.size(), 2u);
+    ASSERT_NE(find_lpm(t.src_v6, 8 + 64, "2001:2:0:1::"), nullptr);
+    ASSERT_NE(find_lpm(t.dst_v4, 8 + 32, "198.18.100.200"), nullptr);
+    EXPECT_EQ(t.src_v6[0].first.generation, 1);
+    EXPECT_EQ(lpm_rules(t, kSource, t.src_v4, 8 + 24, "198.18.1.0"), V{0});
+    EXPECT_EQ(lpm_rules(t, kSource, t.src_v4, 8, "0.0.0.0"), V{});
+    EXPECT_EQ(lpm_rules(t, kDestination, t.dst_v6, 8, "::"), V{});  // v4-only destination: no v6 match
+    EXPECT_EQ(lpm_rules(t, kDestination, t.dst_v4, 8, "0.0.0.0"), V{});
 }
 
 TEST(Compiler, LpmValuesIncludeEnclosingPrefixesAndAny) {
@@ -141,16 +167,16 @@ TEST(Compiler, LpmValuesIncludeEnclosingPrefixesAndAny) {
                           "  - { name: c, from: trust, to: untrust, action: deny }\n"
                           "  - { name: d, from: trust, to: untrust, source: 198.18.1.128/25, action: deny }\n");
     const auto& t = c.tables;
-    EXPECT_EQ(rules_in(*find_lpm(t.src_v4, 8, "0.0.0.0")), (V{2}));
-    EXPECT_EQ(rules_in(*find_lpm(t.src_v4, 8 + 15, "198.18.0.0")), (V{0, 2}));
-    EXPECT_EQ(rules_in(*find_lpm(t.src_v4, 8 + 24, "198.18.1.0")), (V{0, 1, 2}));
-    EXPECT_EQ(rules_in(*find_lpm(t.src_v4, 8 + 25, "198.18.1.128")), (V{0, 1, 2, 3}));
-    EXPECT_EQ(rules_in(*find_lpm(t.src_v6, 8, "::")), (V{2}));
-    EXPECT_EQ(rules_in(*find_lpm(t.src_v6, 8 + 48, "2001:2::")), (V{1, 2}));
-    // Destination: every rule is `any`, so only /0 per family, holding all rules.
+    EXPECT_EQ(lpm_rules(t, kSource, t.src_v4, 8, "0.0.0.0"), (V{2}));
+    EXPECT_EQ(lpm_rules(t, kSource, t.src_v4, 8 + 15, "198.18.0.0"), (V{0, 2}));
+    EXPECT_EQ(lpm_rules(t, kSource, t.src_v4, 8 + 24, "198.18.1.0"), (V{0, 1, 2}));
+    EXPECT_EQ(lpm_rules(t, kSource, t.src_v4, 8 + 25, "198.18.1.128"), (V{0, 1, 2, 3}));
+    EXPECT_EQ(lpm_rules(t, kSource, t.src_v6, 8, "::"), (V{2}));
+    EXPECT_EQ(lpm_rules(t, kSource, t.src_v6, 8 + 48, "2001:2::"), (V{1, 2}));
+    // Destination: every rule is `any`, so only /0 per family, holding all rules, one class.
     ASSERT_EQ(t.dst_v4.size(), 1u);
-    EXPECT_EQ(rules_in(t.dst_v4[0].second), (V{0, 1, 2, 3}));
-    EXPECT_EQ(rules_in(t.dst_v6[0].second), (V{0, 1, 2, 3}));
+    EXPECT_EQ(class_rules(t, kDestination, t.dst_v4[0].second), (V{0, 1, 2, 3}));
+    EXPECT_EQ(t.dst_v6[0].second, t.dst_v4[0].second);
 }
 
 TEST(Compiler, PortClassesForListsAndRanges) {
@@ -179,10 +205,9 @@ TEST(Compiler, PortClassesForListsAndRanges) {
     EXPECT_EQ(app_rules(t, POLICY_PROTO_UDP, 53), (V{2}));
     EXPECT_EQ(app_rules(t, POLICY_PROTO_UDP, 80), (V{}));
     EXPECT_EQ(app_rules(t, POLICY_PROTO_ICMP, 8), (V{}));
-    EXPECT_EQ(app_rules(t, POLICY_PROTO_OTHER, 0), (V{}));
-    // Points with the same rule set share one class: {2}, {0,2}, {1,2}, {0,1,2}, {}.
-    EXPECT_EQ(t.app_bits.size(), 5u);
-    for (const auto& [key, bits] : t.app_bits) EXPECT_EQ(key.generation, 0);
+    EXPECT_EQ(app_rules(t, POLICY_PROTO_OTHER, 47), (V{}));
+    // Points with the same rule set share one class: {}, {2}, {0,2}, {1,2}, {0,1,2}.
+    EXPECT_EQ(t.field_sets[kDestinationPort].size(), 5u);
 }
 
 TEST(Compiler, AnyApplicationCoversEverySlot) {
@@ -237,7 +262,8 @@ TEST(Compiler, ClassifiesPacketsOfTheExampleConfig) {
     check(packet(2, 3, "198.18.100.7", "198.18.100.201", 6, 8080), std::nullopt);
     check(packet(2, 1, "198.18.100.7", "198.18.1.10", 47, 0), 3u);         // nothing-in, any protocol
     check(packet(3, 1, "198.18.100.7", "198.18.1.10", 6, 22), std::nullopt);   // no such pair
-    EXPECT_EQ(t.rules[2].ruleset_id, 1);
+    EXPECT_EQ(compiler::classify_tables(t, CLASSIFIER_SCOPE_POLICY, 2, 3,
+                                        packet(2, 3, "198.18.100.7", "198.18.100.200", 6, 8080))->ruleset_id, 1);
 }
 
 TEST(Compiler, TimeoutsInNanoseconds) {

@@ -42,20 +42,23 @@ inline compiler::PacketSpec packet(uint16_t from, uint16_t to, const std::string
 }
 
 // The rules set in a bitset, as a list of indices (readable in failures).
-inline std::vector<uint32_t> rules_in(const PolicyBitset& bits) {
+inline std::vector<uint32_t> rules_in(const std::vector<uint64_t>& bits) {
     std::vector<uint32_t> out;
-    for (uint32_t i = 0; i < POLICY_MAX_RULES; ++i)
-        if ((bits.words[i / 64] >> (i % 64)) & 1) out.push_back(i);
+    for (uint32_t i = 0; i < bits.size() * 64; ++i)
+        if ((bits[i / 64] >> (i % 64)) & 1) out.push_back(i);
     return out;
 }
 
-// Rules allowed for (slot, port) by the port-class tables.
-inline std::vector<uint32_t> app_rules(const CompiledPolicyTables& t, int slot, uint16_t port) {
-    uint32_t cls = t.port_class.at(static_cast<size_t>(slot) * POLICY_PORTS + port);
-    for (const auto& [key, bits] : t.app_bits)
-        if (key.app_class == cls) return rules_in(bits);
-    ADD_FAILURE() << "no app_bits entry for class " << cls;
-    return {};
+// Field indexes of CompiledClassifier::field_sets.
+enum Field { kScope = 0, kSource = 1, kDestination = 2, kDestinationPort = 3, kSourcePort = 4 };
+
+inline std::vector<uint32_t> class_rules(const CompiledClassifier& t, Field field, uint32_t cls) {
+    return rules_in(t.field_sets[field].at(cls));
+}
+
+// Rules allowed for (slot, destination port) by the port-class tables.
+inline std::vector<uint32_t> app_rules(const CompiledClassifier& t, int slot, uint16_t port) {
+    return class_rules(t, kDestinationPort, t.port_class.at(static_cast<size_t>(slot) * POLICY_PORTS + port));
 }
 
 }  // namespace sluice::test

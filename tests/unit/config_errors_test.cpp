@@ -172,7 +172,7 @@ TEST(ConfigErrors, TooManyPolicies) {
     auto result = parse_config(text, "fw.yaml");
     ASSERT_EQ(result.diagnostics.size(), 1u);
     EXPECT_EQ(format_diagnostic(result.diagnostics[0]),
-              "fw.yaml:4:3: policies: too many policies: 10241 (at most 10240)");
+              "fw.yaml:4:3: policies: too many policies: 16385 (at most 16384)");
 }
 
 TEST(ConfigErrors, WrongScalarTypes) {

@@ -4,21 +4,27 @@
 #include <cstring>
 #include <map>
 
-#include "compiler/bitset.h"
+#include "compiler/classifier_rule.h"
 #include "compiler/compile_nat.h"
-#include "compiler/lpm_tables.h"
-#include "compiler/port_classes.h"
+#include "compiler/filters.h"
 #include "compiler/resolved_rule.h"
-#include "compiler/zone_pairs.h"
 
 namespace sluice::compiler {
 namespace {
 
-void compile_zone_pairs(const std::vector<ResolvedRule>& rules, CompiledPolicyTables& tables) {
-    std::vector<ZonePair> rule_zones;
-    for (const ResolvedRule& rule : rules) rule_zones.emplace_back(rule.from_zone, rule.to_zone);
-    for (const auto& [key, bits] : zone_pair_entries(rule_zones, tables.generation, tables.words))
-        tables.zone_pairs.emplace_back(key, to_map_value(bits));
+ClassifierRule from_policy(const ResolvedRule& rule, uint32_t index) {
+    ClassifierRule cr;
+    cr.kind = CLASSIFIER_SCOPE_POLICY;
+    cr.scope_a = rule.from_zone;
+    cr.scope_b = rule.to_zone;
+    cr.source = rule.source;
+    cr.destination = rule.destination;
+    cr.ports = rule.applications;
+    cr.source_ports.any = true;
+    cr.id = index;
+    cr.action = static_cast<uint8_t>(rule.action);
+    cr.ruleset_id = rule.ruleset_id;
+    return cr;
 }
 
 uint64_t to_ns(std::chrono::seconds s) {
@@ -42,8 +48,6 @@ std::array<uint64_t, TIMEOUT_CLASS_COUNT> compile_timeouts(const config::Timeout
 
 Result<CompiledConfig> compile(const config::Config& config, uint8_t generation) {
     if (generation >= POLICY_GENERATIONS) return make_error("policy generation must be 0 or 1");
-    if (config.policies.size() > POLICY_MAX_RULES)
-        return make_error("too many policies (at most " + std::to_string(POLICY_MAX_RULES) + ")");
     auto resolved = resolve_rules(config);
     if (!resolved) return resolved.error();
     const std::vector<ResolvedRule>& rules = resolved.value();
@@ -56,7 +60,10 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation)
         if (!zone) return make_error("interface \"" + iface.name + "\": unknown zone \"" + iface.zone.name + "\"");
         std::string where = config.file + ":" + std::to_string(iface.location.line) + ":" +
                             std::to_string(iface.location.column) + ": interfaces." + iface.name;
-        out.interfaces.push_back({iface.name, iface.parent, iface.vlan_id, zone, iface.xdp_mode, where});
+        uint16_t filter = iface.filter ? filter_id(config, iface.filter->name) : 0;
+        if (iface.filter && !filter)
+            return make_error("interface \"" + iface.name + "\": unknown filter \"" + iface.filter->name + "\"");
+        out.interfaces.push_back({iface.name, iface.parent, iface.vlan_id, zone, filter, iface.xdp_mode, where});
     }
     for (size_t i = 0; i < config.policies.size(); ++i) {
         const auto& p = config.policies[i];
@@ -71,21 +78,16 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation)
         out.policies.push_back(std::move(cp));
     }
 
-    CompiledPolicyTables& tables = out.tables;
-    tables.generation = generation;
-    tables.words = static_cast<uint16_t>(std::max<size_t>(1, (rules.size() + 63) / 64));
-    compile_zone_pairs(rules, tables);
-    build_lpm_tables(rules, AddressField::source, tables);
-    build_lpm_tables(rules, AddressField::destination, tables);
-    build_port_classes(rules, tables);
-    for (uint32_t i = 0; i < rules.size(); ++i) {
-        policy_rule rule;
-        std::memset(&rule, 0, sizeof rule);
-        rule.policy_id = i;
-        rule.action = static_cast<__u8>(rules[i].action);
-        rule.ruleset_id = rules[i].ruleset_id;
-        tables.rules.push_back(rule);
-    }
+    auto filters = resolve_filters(config);
+    if (!filters) return filters.error();
+    out.filters = std::move(filters.value().filters);
+    std::vector<ClassifierRule> classifier_rules;
+    classifier_rules.reserve(rules.size() + filters.value().rules.size());
+    for (uint32_t i = 0; i < rules.size(); ++i) classifier_rules.push_back(from_policy(rules[i], i));
+    for (auto& rule : filters.value().rules) classifier_rules.push_back(std::move(rule));
+    auto tables = compile_classifier(classifier_rules, generation);
+    if (!tables) return tables.error();
+    out.tables = std::move(tables.value());
 
     auto nat = compile_nat(config, generation);
     if (!nat) return nat.error();

@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "compiler/bitset.h"
 #include "compiler/resolved_rule.h"
 
 namespace sluice::compiler {
@@ -12,12 +11,12 @@ namespace {
 // the key's, the longest. Keys are compared as bytes after prefixlen
 // (generation byte, then address), like the kernel does.
 template <typename Key, size_t AddrBytes>
-const PolicyBitset* lpm_lookup(const std::vector<std::pair<Key, PolicyBitset>>& table, uint8_t generation,
+uint32_t lpm_lookup(const std::vector<std::pair<Key, uint32_t>>& table, uint8_t generation,
                                const std::array<uint8_t, 16>& addr) {
     uint8_t data[1 + AddrBytes];
     data[0] = generation;
     std::memcpy(data + 1, addr.data(), AddrBytes);
-    const PolicyBitset* best = nullptr;
+    const uint32_t* best = nullptr;
     uint32_t best_len = 0;
     for (const auto& [key, value] : table) {
         uint8_t entry[1 + AddrBytes];
@@ -33,7 +32,7 @@ const PolicyBitset* lpm_lookup(const std::vector<std::pair<Key, PolicyBitset>>& 
             best_len = key.prefixlen;
         }
     }
-    return best;
+    return best ? *best : 0;
 }
 
 bool addresses_match(const config::Config& config, const config::AddressMatch& match, config::Family family,
@@ -72,33 +71,45 @@ std::pair<policy_proto_slot, uint16_t> proto_slot(uint8_t protocol, uint16_t por
     case config::kProtoUdp: return {POLICY_PROTO_UDP, port};
     case config::kProtoIcmp: return {POLICY_PROTO_ICMP, port};
     case config::kProtoIcmpv6: return {POLICY_PROTO_ICMPV6, port};
-    default: return {POLICY_PROTO_OTHER, 0};
+    default: return {POLICY_PROTO_OTHER, protocol};
     }
 }
 
-std::optional<uint32_t> classify_tables(const CompiledPolicyTables& tables, const PacketSpec& packet) {
-    const PolicyBitset* zone_bits = nullptr;
-    for (const auto& [key, value] : tables.zone_pairs)
-        if (key.from_zone == packet.from_zone && key.to_zone == packet.to_zone &&
-            key.generation == tables.generation)
-            zone_bits = &value;
-    if (!zone_bits) return std::nullopt;
+const classifier_result* classify_tables(const CompiledClassifier& t, classifier_scope_kind kind, uint16_t a,
+                                         uint16_t b, const PacketSpec& packet) {
+    uint32_t scope = 0;
+    for (const auto& [key, id] : t.scopes)
+        if (key.kind == kind && key.a == a && key.b == b && key.generation == t.generation) scope = id;
 
     const bool v4 = packet.family == config::Family::ipv4;
-    const PolicyBitset* src = v4 ? lpm_lookup<policy_lpm_key_v4, 4>(tables.src_v4, tables.generation, packet.src)
-                                 : lpm_lookup<policy_lpm_key_v6, 16>(tables.src_v6, tables.generation, packet.src);
-    const PolicyBitset* dst = v4 ? lpm_lookup<policy_lpm_key_v4, 4>(tables.dst_v4, tables.generation, packet.dst)
-                                 : lpm_lookup<policy_lpm_key_v6, 16>(tables.dst_v6, tables.generation, packet.dst);
-    if (!src || !dst) return std::nullopt;
-
+    const uint32_t src = v4 ? lpm_lookup<policy_lpm_key_v4, 4>(t.src_v4, t.generation, packet.src)
+                            : lpm_lookup<policy_lpm_key_v6, 16>(t.src_v6, t.generation, packet.src);
+    const uint32_t dst = v4 ? lpm_lookup<policy_lpm_key_v4, 4>(t.dst_v4, t.generation, packet.dst)
+                            : lpm_lookup<policy_lpm_key_v6, 16>(t.dst_v6, t.generation, packet.dst);
     auto [slot, port] = proto_slot(packet.protocol, packet.port);
-    uint32_t app_class = tables.port_class.at(static_cast<size_t>(slot) * POLICY_PORTS + port);
-    const PolicyBitset* app = nullptr;
-    for (const auto& [key, value] : tables.app_bits)
-        if (key.app_class == app_class && key.generation == tables.generation) app = &value;
-    if (!app) return std::nullopt;
+    const bool has_ports = packet.protocol == config::kProtoTcp || packet.protocol == config::kProtoUdp;
+    const uint32_t dport = t.port_class.at(static_cast<size_t>(slot) * POLICY_PORTS + port);
+    const uint32_t sport =
+        t.sport_class.at(static_cast<size_t>(slot) * POLICY_PORTS + (has_ports ? packet.source_port : 0));
 
-    return first_common_bit(*zone_bits, *src, *dst, *app, tables.words);
+    const uint32_t first = t.layout.table[0].base;
+    auto cross = [&](int table, uint32_t left, uint32_t right) -> uint32_t {
+        const classifier_table_layout& l = t.layout.table[table];
+        if (!left || !right || right >= l.width) return 0;
+        return t.cross.at(l.base - first + left * l.width + right);
+    };
+    uint32_t x = cross(CLASSIFIER_T_SCOPE_APP, scope, dport);
+    x = cross(CLASSIFIER_T_SPORT, x, sport);
+    const uint32_t y = cross(CLASSIFIER_T_SRC_DST, src, dst);
+    const uint32_t r = cross(CLASSIFIER_T_FINAL, x, y);
+    return r ? &t.results.at(r) : nullptr;
+}
+
+std::optional<uint32_t> classify_tables(const CompiledClassifier& tables, const PacketSpec& packet) {
+    const classifier_result* r =
+        classify_tables(tables, CLASSIFIER_SCOPE_POLICY, packet.from_zone, packet.to_zone, packet);
+    if (!r || r->rule == CLASSIFIER_NO_RULE) return std::nullopt;
+    return r->rule;
 }
 
 std::optional<uint32_t> classify_linear(const config::Config& config, const PacketSpec& packet) {

@@ -18,14 +18,19 @@ struct PacketSpec {
     std::array<uint8_t, 16> src{}, dst{};  // network order; IPv4 in the first 4 bytes
     uint8_t protocol = 0;                  // IP protocol number
     uint16_t port = 0;                     // TCP/UDP destination port, or ICMP/ICMPv6 type
+    uint16_t source_port = 0;              // TCP/UDP source port
 };
 
 // Protocol slot and "port" of a packet, as the BPF program derives them.
 std::pair<policy_proto_slot, uint16_t> proto_slot(uint8_t protocol, uint16_t port);
 
-// Classification through the compiled tables: zone pair ∧ LPM(src) ∧ LPM(dst)
-// ∧ app class, lowest set bit. Returns the rule (= policy) index.
-std::optional<uint32_t> classify_tables(const CompiledPolicyTables& tables, const PacketSpec& packet);
+// Classification through the compiled tables, lookup for lookup as the BPF
+// program does it: the result of a scope (nullptr = no rule matched).
+const classifier_result* classify_tables(const CompiledClassifier& tables, classifier_scope_kind kind, uint16_t a,
+                                         uint16_t b, const PacketSpec& packet);
+
+// The policy a first packet gets through the tables: its index, if any.
+std::optional<uint32_t> classify_tables(const CompiledClassifier& tables, const PacketSpec& packet);
 
 // Reference: the first policy in file order that matches, evaluated directly on
 // the config (address-book and application names looked up, no tables).

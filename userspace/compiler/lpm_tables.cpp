@@ -52,13 +52,6 @@ std::vector<std::pair<Key, Bits>> emit(const DirectPrefixes& direct, uint8_t gen
     return out;
 }
 
-template <typename Key>
-void to_policy_table(const std::vector<std::pair<Key, Bits>>& entries, std::vector<std::pair<Key, PolicyBitset>>& out) {
-    out.clear();
-    out.reserve(entries.size());
-    for (const auto& [key, bits] : entries) out.emplace_back(key, to_map_value(bits));
-}
-
 }  // namespace
 
 std::vector<std::pair<policy_lpm_key_v4, Bits>> lpm_entries_v4(const std::vector<const PrefixSet*>& fields,
@@ -69,17 +62,6 @@ std::vector<std::pair<policy_lpm_key_v4, Bits>> lpm_entries_v4(const std::vector
 std::vector<std::pair<policy_lpm_key_v6, Bits>> lpm_entries_v6(const std::vector<const PrefixSet*>& fields,
                                                                uint8_t generation, size_t words) {
     return emit<policy_lpm_key_v6>(collect(fields, Family::ipv6, words), generation, words);
-}
-
-void build_lpm_tables(const std::vector<ResolvedRule>& rules, AddressField field,
-                      CompiledPolicyTables& tables) {
-    std::vector<const PrefixSet*> fields;
-    fields.reserve(rules.size());
-    for (const ResolvedRule& rule : rules)
-        fields.push_back(field == AddressField::source ? &rule.source : &rule.destination);
-    const bool source = field == AddressField::source;
-    to_policy_table(lpm_entries_v4(fields, tables.generation, tables.words), source ? tables.src_v4 : tables.dst_v4);
-    to_policy_table(lpm_entries_v6(fields, tables.generation, tables.words), source ? tables.src_v6 : tables.dst_v6);
 }
 
 }  // namespace sluice::compiler

@@ -3,7 +3,7 @@
 // (including `any` rules). The kernel's longest-prefix match then returns, for
 // an address a, the entry of the longest P containing a — and every Q that
 // contains a contains that P — so the value is exactly the rules matching a.
-// The policy classifier and source NAT build their tables the same way.
+// The classifier turns these sets into class ids; source NAT keeps them.
 #pragma once
 
 #include <array>
@@ -16,13 +16,6 @@
 #include "compiler/resolved_rule.h"
 
 namespace sluice::compiler {
-
-enum class AddressField { source, destination };
-
-// Fills tables.src_v4/src_v6 (or dst_*) for the rules; tables.generation and
-// tables.words must be set.
-void build_lpm_tables(const std::vector<ResolvedRule>& rules, AddressField field,
-                      CompiledPolicyTables& tables);
 
 // The table of one family: fields[i] is rule i's field, or nullptr when rule
 // i takes no part in this family (it then has no bit anywhere in the table).

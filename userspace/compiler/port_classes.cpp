@@ -1,10 +1,6 @@
 #include "compiler/port_classes.h"
 
 #include <algorithm>
-#include <cstring>
-#include <map>
-
-#include "compiler/bitset.h"
 
 namespace sluice::compiler {
 namespace {
@@ -22,27 +18,24 @@ struct Event {
 // the set of covering rules is constant, so each stretch costs one bitset
 // snapshot instead of one per port. Rules may list overlapping ranges, so
 // coverage is counted, not toggled.
-void build_port_classes(const std::vector<ResolvedRule>& rules, CompiledPolicyTables& tables) {
-    const size_t words = tables.words;
+std::vector<uint32_t> port_class_array(const std::vector<const AppSet*>& sets, ClassSet& classes) {
     std::vector<std::vector<Event>> events(POLICY_PROTO_SLOTS);
-    for (uint32_t r = 0; r < rules.size(); ++r) {
-        const AppSet& apps = rules[r].applications;
+    for (uint32_t r = 0; r < sets.size(); ++r) {
         auto add = [&](int slot, uint32_t lo, uint32_t hi) {
             events[slot].push_back({lo, +1, r});
             events[slot].push_back({hi + 1, -1, r});  // hi + 1 = 65536 falls off the end
         };
-        if (apps.any)
+        if (sets[r]->any)
             for (int slot = 0; slot < POLICY_PROTO_SLOTS; ++slot) add(slot, 0, 65535);
-        for (const auto& range : apps.ranges) add(range.slot, range.lo, range.hi);
+        for (const auto& range : sets[r]->ranges) add(range.slot, range.lo, range.hi);
     }
 
-    std::map<Bits, uint32_t> class_of;  // rule set → class id, ids in order of first use
-    tables.port_class.assign(static_cast<size_t>(POLICY_PROTO_SLOTS) * POLICY_PORTS, 0);
-    std::vector<uint32_t> coverage(rules.size(), 0);
+    std::vector<uint32_t> out(static_cast<size_t>(POLICY_PROTO_SLOTS) * POLICY_PORTS, 0);
+    std::vector<uint32_t> coverage(sets.size(), 0);
     for (int slot = 0; slot < POLICY_PROTO_SLOTS; ++slot) {
         auto& list = events[slot];
         std::sort(list.begin(), list.end(), [](const Event& a, const Event& b) { return a.port < b.port; });
-        Bits current(words);
+        Bits current(classes.words());
         std::fill(coverage.begin(), coverage.end(), 0);
         size_t next = 0;
         uint32_t port = 0;
@@ -54,21 +47,12 @@ void build_port_classes(const std::vector<ResolvedRule>& rules, CompiledPolicyTa
                 else current[e.rule / 64] &= ~(uint64_t{1} << (e.rule % 64));
             }
             uint32_t end = next < list.size() ? std::min<uint32_t>(list[next].port, POLICY_PORTS) : POLICY_PORTS;
-            auto [it, inserted] = class_of.try_emplace(current, static_cast<uint32_t>(class_of.size()));
-            std::fill(tables.port_class.begin() + slot * POLICY_PORTS + port,
-                      tables.port_class.begin() + slot * POLICY_PORTS + end, it->second);
+            const uint32_t id = classes.intern(current);
+            std::fill(out.begin() + slot * POLICY_PORTS + port, out.begin() + slot * POLICY_PORTS + end, id);
             port = end;
         }
     }
-
-    tables.app_bits.assign(class_of.size(), {});
-    for (const auto& [bits, id] : class_of) {
-        policy_app_key key;
-        std::memset(&key, 0, sizeof key);
-        key.app_class = id;
-        key.generation = tables.generation;
-        tables.app_bits[id] = {key, to_map_value(bits)};
-    }
+    return out;
 }
 
 }  // namespace sluice::compiler

@@ -1,18 +1,17 @@
-// Application classes: the (protocol slot, port) space cut into elementary
-// classes, each the set of points allowed by exactly the same rules. The BPF
-// program looks up port_class[slot * 65536 + port] for a class id, then
-// app_bits[class] for the rule bitset.
+// Port classes: the (protocol slot, port) space cut into elementary classes,
+// each the set of points allowed by exactly the same rules. The BPF program
+// reads array[slot * 65536 + port] for the class id.
 #pragma once
 
 #include <vector>
 
-#include "compiler/compiled_config.h"
+#include "compiler/class_set.h"
 #include "compiler/resolved_rule.h"
 
 namespace sluice::compiler {
 
-// Fills tables.port_class and tables.app_bits; tables.generation and
-// tables.words must be set.
-void build_port_classes(const std::vector<ResolvedRule>& rules, CompiledPolicyTables& tables);
+// sets[i] is rule i's field; the result has POLICY_PROTO_SLOTS * 65536 ids,
+// slot-major, each interned in `classes`.
+std::vector<uint32_t> port_class_array(const std::vector<const AppSet*>& sets, ClassSet& classes);
 
 }  // namespace sluice::compiler

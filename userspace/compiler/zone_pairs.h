@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/bitset.h"
+#include "compiler/compiled_config.h"
 
 namespace sluice::compiler {
 

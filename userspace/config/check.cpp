@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
 #include "compiler/compile.h"
 #include "config/load_config.h"
 #include "inspect/platform.h"
@@ -16,6 +20,25 @@ std::string plural(size_t n, const std::string& one, const std::string& many) {
 
 size_t nat_rule_count(const Nat& nat) {
     return nat.source.size() + nat.destination.size() + nat.static_rules.size() + nat.nptv6.size();
+}
+
+size_t filter_rule_count(const Config& config) {
+    size_t count = 0;
+    for (const Filter& filter : config.filters) count += filter.rules.size();
+    return count;
+}
+
+std::string format_ms(double ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, ms < 10 ? "%.1f ms" : "%.0f ms", ms);
+    return buf;
+}
+
+std::string format_bytes(uint64_t bytes) {
+    char buf[32];
+    if (bytes < 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024.0);
+    else std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1024.0 * 1024.0));
+    return buf;
 }
 
 size_t inspect_pattern_count(const std::vector<Ruleset>& rulesets) {
@@ -44,10 +67,13 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
     LoadResult loaded = read_config_file(path);
     std::vector<Diagnostic> problems = loaded.diagnostics;
     std::optional<CompiledConfig> compiled;
+    double compile_ms = 0;
     if (loaded.ok()) {
         // Compiling proves the config fits the maps; it fails only on a bug,
         // which is still better reported here than at `run`.
+        const auto started = std::chrono::steady_clock::now();
         auto result = compiler::compile(*loaded.config, 0);
+        compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
         if (result) compiled = std::move(result.value());
         else problems.push_back(Diagnostic{path, {}, "", "cannot compile: " + result.error().message});
         check_inspect_patterns(*loaded.config, problems);
@@ -67,6 +93,7 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
     }
 
     const Config& c = *loaded.config;
+    const CompiledClassifier& t = compiled->tables;
     if (json) {
         out << nlohmann::json{{"file", path},
                               {"valid", true},
@@ -80,7 +107,18 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
                               {"nat_rules", nat_rule_count(c.nat)},
                               {"inspect_rulesets", c.rulesets.size()},
                               {"inspect_patterns", inspect_pattern_count(c.rulesets)},
-                              {"app_classes", compiled->tables.app_bits.size()}}
+                              {"filter_rules", filter_rule_count(c)},
+                              {"compile_ms", std::round(compile_ms * 10) / 10},
+                              {"classifier_bytes", t.map_bytes},
+                              {"classifier", {{"rules", t.rule_count},
+                                              {"field_classes", {{"scope", t.field_classes[0]},
+                                                                 {"source", t.field_classes[1]},
+                                                                 {"destination", t.field_classes[2]},
+                                                                 {"destination_port", t.field_classes[3]},
+                                                                 {"source_port", t.field_classes[4]}}},
+                                              {"cross_entries", t.cross.size()},
+                                              {"cross_capacity", CLASSIFIER_CROSS_PER_GEN},
+                                              {"results", t.results.size() - 1}}}}
                    .dump(2)
             << "\n";
     } else {
@@ -89,10 +127,15 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
             << plural(c.address_book.size(), "address-book entry", "address-book entries") << ", "
             << plural(c.applications.size(), "application", "applications") << ", "
             << plural(c.policies.size(), "policy", "policies") << " (default " << to_string(c.default_action)
-            << "), " << plural(c.filters.size(), "filter", "filters") << ", "
+            << "), " << plural(c.filters.size(), "filter", "filters") << " ("
+            << plural(filter_rule_count(c), "rule", "rules") << "), "
             << plural(nat_rule_count(c.nat), "NAT rule", "NAT rules") << ", "
             << plural(c.rulesets.size(), "inspect ruleset", "inspect rulesets") << " ("
             << plural(inspect_pattern_count(c.rulesets), "pattern", "patterns") << ")\n";
+        out << path << ": compiled in " << format_ms(compile_ms) << "; classifier tables "
+            << format_bytes(t.map_bytes) << " per generation (" << plural(t.rule_count, "rule", "rules") << ", "
+            << t.cross.size() << " of " << CLASSIFIER_CROSS_PER_GEN << " cross-product entries, "
+            << plural(t.results.size() - 1, "distinct outcome", "distinct outcomes") << ")\n";
     }
     return 0;
 }

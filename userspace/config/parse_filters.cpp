@@ -43,8 +43,8 @@ void parse_filter_rule(YamlReader& reader, const YAML::Node& item, const std::st
 
 }  // namespace
 
-// Filters are parsed and validated now; the stateless filter stage that runs
-// them is a later issue.
+// Stateless filters: ordered rules per filter; an interface names the filter
+// that sees every packet it receives (compiler/filters.h).
 void parse_filters(YamlReader& reader, const YAML::Node& node, Config& config) {
     const std::string path = "filters";
     if (!reader.expect_map(node, path)) return;

@@ -113,6 +113,13 @@ void validate_references(YamlReader& reader, const YAML::Node& root, const Confi
                      "too many policies: " + std::to_string(config.policies.size()) + " (at most " +
                          std::to_string(POLICY_MAX_RULES) + ")");
     }
+    size_t filter_rules = 0;
+    for (const auto& filter : config.filters) filter_rules += filter.rules.size();
+    if (filter_rules > FILTER_MAX_RULES) {
+        reader.error(root["filters"], "filters",
+                     "too many filter rules: " + std::to_string(filter_rules) + " in all filters (at most " +
+                         std::to_string(FILTER_MAX_RULES) + ")");
+    }
     ReferenceChecker checker(reader, config);
     const YAML::Node zones = root["zones"];
     checker.skip_zones_ = zones && !zones.IsMap() && !zones.IsNull();

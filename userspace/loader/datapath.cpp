@@ -105,7 +105,7 @@ Result<std::vector<ResolvedInterface>> Datapath::resolve(const CompiledConfig& c
     std::string missing;
     for (const auto& itf : config.interfaces) {
         ResolvedInterface r{.name = itf.name, .vlan_id = itf.vlan_id, .zone_id = itf.zone_id,
-                            .xdp_mode = itf.xdp_mode};
+                            .filter_id = itf.filter_id, .xdp_mode = itf.xdp_mode};
         const std::string& attach_name = itf.parent.empty() ? itf.name : itf.parent;
         r.ifindex = if_nametoindex(attach_name.c_str());
         if (r.ifindex == 0) {
@@ -128,22 +128,27 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
     if (cfg.config_generation != 0 && gen == (cfg.policy_generation & 1))
         return make_error("internal: config compiled for the active generation");
 
-    // 1. The inactive generation: clear, then fill (policy, then NAT).
-    for (const char* name : {"pol_zone_pairs", "pol_src_v4", "pol_dst_v4", "pol_src_v6", "pol_dst_v6",
-                             "pol_app_bits"}) {
+    // 1. The inactive generation: clear, then fill (classifier, then NAT).
+    for (const char* name : {"pol_scopes", "pol_src_v4", "pol_dst_v4", "pol_src_v6", "pol_dst_v6"}) {
         if (auto s = delete_generation(map_fd(name), name, gen); !s) return s;
     }
-    if (auto s = write_entries(map_fd("pol_zone_pairs"), "pol_zone_pairs", t.zone_pairs); !s) return s;
+    if (auto s = write_entries(map_fd("pol_scopes"), "pol_scopes", t.scopes); !s) return s;
     if (auto s = write_entries(map_fd("pol_src_v4"), "pol_src_v4", t.src_v4); !s) return s;
     if (auto s = write_entries(map_fd("pol_dst_v4"), "pol_dst_v4", t.dst_v4); !s) return s;
     if (auto s = write_entries(map_fd("pol_src_v6"), "pol_src_v6", t.src_v6); !s) return s;
     if (auto s = write_entries(map_fd("pol_dst_v6"), "pol_dst_v6", t.dst_v6); !s) return s;
-    if (auto s = write_entries(map_fd("pol_app_bits"), "pol_app_bits", t.app_bits); !s) return s;
-    if (auto s = write_array(map_fd("pol_port_class"), "pol_port_class",
-                             uint32_t(gen) * POLICY_PROTO_SLOTS * POLICY_PORTS, t.port_class);
+    const uint32_t port_base = uint32_t(gen) * POLICY_PROTO_SLOTS * POLICY_PORTS;
+    if (auto s = write_array(map_fd("pol_port_class"), "pol_port_class", port_base, t.port_class); !s) return s;
+    if (auto s = write_array(map_fd("pol_sport_class"), "pol_sport_class", port_base, t.sport_class); !s) return s;
+    if (auto s = write_array(map_fd("pol_cross"), "pol_cross", t.layout.table[0].base, t.cross); !s) return s;
+    if (auto s = write_array(map_fd("pol_results"), "pol_results", uint32_t(gen) * CLASSIFIER_MAX_RESULTS, t.results);
         !s)
         return s;
-    if (auto s = write_array(map_fd("pol_rules"), "pol_rules", uint32_t(gen) * POLICY_MAX_RULES, t.rules); !s)
+    uint32_t filter_rules = 0;
+    for (const auto& f : config.filters) filter_rules += static_cast<uint32_t>(f.rules.size());
+    if (auto s = zero_percpu(map_fd("filter_hits"), "filter_hits", uint32_t(gen) * FILTER_MAX_RULES, filter_rules,
+                             sizeof(filter_rule_counter));
+        !s)
         return s;
     if (config.nat.generation != gen) return make_error("internal: NAT tables compiled for another generation");
     if (auto s = write_nat_generation(*this, config.nat); !s) return s;
@@ -153,7 +158,7 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
     std::vector<std::pair<zone_key, zone_value>> bindings;
     std::vector<uint32_t> ports;
     for (const auto& itf : interfaces) {
-        zone_value zv{.zone_id = itf.zone_id, .flags = 0};
+        zone_value zv{.zone_id = itf.zone_id, .filter_id = itf.filter_id};
         bindings.push_back({zone_key{.ifindex = itf.ifindex, .vlan_id = itf.vlan_id, .pad = 0}, zv});
         if (itf.vlan_ifindex)
             bindings.push_back({zone_key{.ifindex = itf.vlan_ifindex, .vlan_id = 0, .pad = 0}, zv});
@@ -164,7 +169,7 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
 
     // 3. The flip: one write of runtime_cfg makes everything above active.
     cfg.policy_generation = gen;
-    cfg.policy_words[gen] = t.words;
+    cfg.classifier[gen] = t.layout;
     cfg.default_action = static_cast<uint8_t>(config.default_action);
     for (int i = 0; i < TIMEOUT_CLASS_COUNT; ++i) cfg.timeout_ns[i] = config.timeout_ns[i];
     cfg.config_generation += 1;

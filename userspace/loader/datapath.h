@@ -29,6 +29,7 @@ struct ResolvedInterface {
     uint32_t vlan_ifindex = 0;     // the VLAN device itself, when it exists
     uint16_t vlan_id = 0;
     uint16_t zone_id = 0;
+    uint16_t filter_id = 0;        // stateless filter on its ingress, 0 = none
     std::string xdp_mode;
 };
 

@@ -65,6 +65,16 @@ Status prune_zones(int fd, const std::vector<std::pair<zone_key, zone_value>>& k
     return {};
 }
 
+Status zero_percpu(int fd, const std::string& name, uint32_t first, uint32_t count, size_t value_size) {
+    int cpus = libbpf_num_possible_cpus();
+    if (cpus <= 0) return make_error("cannot count possible CPUs");
+    // Per-CPU values are 8-byte aligned, one slot per possible CPU.
+    std::vector<uint8_t> zeros(static_cast<size_t>(cpus) * ((value_size + 7) / 8 * 8), 0);
+    for (uint32_t key = first; key < first + count; ++key)
+        if (bpf_map_update_elem(fd, &key, zeros.data(), BPF_ANY) != 0) return map_error("cannot clear", name, errno);
+    return {};
+}
+
 Result<std::vector<uint64_t>> read_percpu_words(int fd, uint32_t key, size_t words) {
     int cpus = libbpf_num_possible_cpus();
     if (cpus <= 0) return make_error("cannot count CPUs");

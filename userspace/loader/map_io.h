@@ -62,6 +62,9 @@ Status write_array(int fd, const std::string& name, uint32_t first, const std::v
     return {};
 }
 
+// Sets the per-CPU values at [first, first + count) to zero on every CPU.
+Status zero_percpu(int fd, const std::string& name, uint32_t first, uint32_t count, size_t value_size);
+
 Status write_devmap(int fd, const std::vector<uint32_t>& ifindexes);
 Status prune_devmap(int fd, const std::vector<uint32_t>& keep);
 Status prune_zones(int fd, const std::vector<std::pair<zone_key, zone_value>>& keep);
