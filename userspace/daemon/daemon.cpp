@@ -324,6 +324,17 @@ void Daemon::write_state_file() {
         j["application"] = p.applications.empty() ? nlohmann::json("any") : nlohmann::json(p.applications);
         policies.push_back(j);
     }
+    auto& filters = state["filters"] = nlohmann::json::array();
+    for (const auto& f : current_.filters) {
+        nlohmann::json rules = nlohmann::json::array();
+        for (const auto& r : f.rules) rules.push_back({{"name", r.name}, {"action", r.action}, {"slot", r.slot}});
+        filters.push_back({{"name", f.name}, {"id", f.id}, {"interfaces", f.interfaces}, {"rules", rules}});
+    }
+    const auto& t = current_.tables;
+    state["classifier"] = {{"rules", t.rule_count},
+                           {"cross_entries", t.cross.size()},
+                           {"results", t.results.size() - 1},
+                           {"map_bytes", t.map_bytes}};
     state["nat"] = nat_state_json(nat_);
     state["inspect"] = inspect_state_json();
     state["default_action"] = current_.default_action == POLICY_ACTION_PERMIT ? "permit"
