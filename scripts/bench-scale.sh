@@ -216,6 +216,10 @@ cleanup() {
         echo "--- sluice daemon log (last 30 lines) ---" >&2
         tail -n 30 "$SLUICE_LOG" >&2
     fi
+    if [ "$rc" -ne 0 ] && [ -s "$RESULTS" ] && mkdir -p "$(dirname "$OUT")" 2>/dev/null; then
+        cp "$RESULTS" "${OUT%.md}.partial-results.txt" && cp "$DETAILS" "${OUT%.md}.partial-details.txt" &&
+            echo "bench-scale.sh: what was measured before the failure: ${OUT%.md}.partial-results.txt" >&2
+    fi
     rm -rf "$TMP"
     exit "$rc"
 }
@@ -305,8 +309,24 @@ if not r.get("valid"):
     msg = "; ".join(e.get("message", "?") for e in r.get("errors", []))[:300].replace("\n", " ")
     print("invalid", f"{t1 - t0:.2f}", "-", "-", msg or "?")
     sys.exit(0)
+def find(node, key):
+    """The first value named `key` anywhere in the object (the fields may
+    come nested, e.g. under a per-zone-pair or "classifier" object)."""
+    if isinstance(node, dict):
+        if key in node and isinstance(node[key], (int, float)) and not isinstance(node[key], bool):
+            return node[key]
+        children = node.values()
+    elif isinstance(node, list):
+        children = node
+    else:
+        return None
+    for c in children:
+        v = find(c, key)
+        if v is not None:
+            return v
+    return None
 def num(k):
-    v = r.get(k)
+    v = find(r, k)
     return f"{v:.1f}" if isinstance(v, float) else (str(v) if isinstance(v, int) else "-")
 print("ok", f"{t1 - t0:.2f}", num("compile_ms"), num("classifier_bytes"), "-")
 EOF
