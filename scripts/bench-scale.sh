@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sluice policy-at-scale benchmark, one run (docs/scale.md): the nf-hipac
-# tables (/work/shared/seeds/nf-hipac-bridging-results.txt) on the local
+# tables (bridging results on the nf-hipac v0.8 thread, 2003) on the local
 # namespace topology (LAN host -> firewall namespace -> WAN host), with N rules
 # that match none of the traffic, for three systems side by side:
 #   sluice      the XDP datapath (`sluice --netns <fw> run -c FILE`)
