@@ -97,6 +97,9 @@ RUN_A=1
 RUN_B=1
 RUN_C=1
 PY=/usr/bin/python3
+# iperf3 client and server CPUs (see iperf_run).
+CLIENT_CPU=0
+SERVER_CPU=$(( $(nproc) - 1 ))
 
 usage() { sed -n '2,/^set -e/{/^set -e/!p}' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -512,7 +515,11 @@ iperf_run() {
     json=$TMP/iperf-$system-$kind-$n-$proto-$pass.json
     srv_json=$TMP/iperf-server.json
     [ "$system" = sluice ] && snapshot before
-    ip netns exec "$P-wan" iperf3 -s -1 -p "$IPERF_PORT" -J >"$srv_json" 2>"$TMP/iperf-server.err" &
+    # The server on the last CPU, the client on the first: on veth the
+    # sender's CPU also does the forwarding (the firewall's work), and a
+    # server the scheduler puts on that CPU now and then would make the
+    # figures swing by tens of percent from run to run.
+    ip netns exec "$P-wan" taskset -c "$SERVER_CPU" iperf3 -s -1 -p "$IPERF_PORT" -J >"$srv_json" 2>"$TMP/iperf-server.err" &
     srv=$!
     PIDS+=("$srv")
     for i in $(seq 50); do
@@ -532,7 +539,7 @@ iperf_run() {
     rx0=$(ip netns exec "$P-wan" cat /sys/class/net/eth0/statistics/rx_packets)
     # A slow point (10,000 linear rules) must still end: iperf3's own timeout
     # is -t plus its control exchanges; --connect-timeout bounds the start.
-    ip netns exec "$P-lan" timeout $((TIME + 30)) iperf3 -c "$WAN4" -B "$LAN_CLIENT" -p "$IPERF_PORT" -t "$TIME" \
+    ip netns exec "$P-lan" timeout $((TIME + 30)) taskset -c "$CLIENT_CPU" iperf3 -c "$WAN4" -B "$LAN_CLIENT" -p "$IPERF_PORT" -t "$TIME" \
         --connect-timeout 5000 "${args[@]}" -J >"$json" 2>"$TMP/iperf-client.err" || true
     sleep 0.1
     rx1=$(ip netns exec "$P-wan" cat /sys/class/net/eth0/statistics/rx_packets)

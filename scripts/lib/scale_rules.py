@@ -18,7 +18,7 @@ lets the traffic through.
 
   scale_rules.py sluice-filter --kind src|port --count N [--proto udp|tcp] [--port-width W]
       sluice config for part (a): a stateless filter `bench-in` with the N
-      rules on lan0 (none when N is 0), then one permit policy
+      rules on lan0 (attached, with no rules, when N is 0), then one permit policy
   scale_rules.py sluice-policy --kind src|port --count N [--proto tcp] [--port-width W]
       sluice config for parts (b) and (c): N `deny` policies, then the permit
   scale_rules.py nft --stateful|--stateless --layout linear|set --kind ... --count N ...
@@ -82,8 +82,13 @@ timeouts: {{ tcp-time-wait: {TIME_WAIT} }}
 
 
 def sluice_filter(a):
-    out = [header(a.count > 0)]
-    if a.count > 0:
+    # The filter is attached at every count, 0 included (an empty rule list):
+    # the 0-rule point is the same datapath with the same stage in the path,
+    # as nftables' 0-rule point is the same chain without the N rules.
+    out = [header(True)]
+    if a.count == 0:
+        out.append("filters:\n  bench-in: []\n")
+    else:
         out.append("filters:\n  bench-in:\n")
         for i in range(a.count):
             if a.kind == "src":

@@ -26,6 +26,13 @@
 //   deny_hit      one such flow again and again after one warm-up call: the
 //                 per-CPU flow cache answers, no classification;
 //                 XDP_DROP, flow-cache-hit = drop-policy-default = calls
+//   classify      the classification alone: bpf/classify_cost.bpf.c (sharing
+//                 the datapath's maps) parses the first_packet SYN, sets the
+//                 zone pair trust -> untrust and runs the shipped
+//                 classify_policy() 64 times per program run, at repeat
+//                 --classify-repeat; ns per classification = run time / 64.
+//                 The deciding rule must be the permit (index N for a config
+//                 of N deny rules, labelled KIND:N).
 //
 // deny_miss - deny_hit of the same pass is the classification (classify(),
 // the winning rule's lookup) plus one flow-cache update, which does not
@@ -59,6 +66,7 @@
 #include <string>
 #include <vector>
 
+#include "classify_cost.skel.h"
 #include "compiler/compile.h"
 #include "config/load_config.h"
 #include "loader/datapath.h"
@@ -95,6 +103,7 @@ struct Options {
     int passes = 5;
     int calls = 2000;
     int warmup = 100;
+    int classify_repeat = 200;   // program runs per BPF_PROG_TEST_RUN call, classify measure
 };
 
 Options parse(int argc, char** argv) {
@@ -194,9 +203,23 @@ public:
         stats_fd_ = dp_->map_fd(SLUICE_MAP_STATS);
         sessions_fd_ = dp_->map_fd(SLUICE_MAP_SESSIONS_V4);
         if (prog_fd_ < 0 || stats_fd_ < 0 || sessions_fd_ < 0) die("the datapath has no xdp_main_prog, stats or sessions_v4");
+
+        // The classification-only program, on the datapath's own maps.
+        classify_ = classify_cost::open();
+        if (!classify_) die("cannot open classify_cost.bpf.o");
+        classify_->rodata->zone_in = 1;   // trust (scale_rules.py: zones in this order)
+        classify_->rodata->zone_out = 2;  // untrust
+        bpf_map* map;
+        bpf_object__for_each_map(map, classify_->obj) {
+            if (bpf_map__set_pin_path(map, nullptr) != 0) die(std::string("cannot unpin ") + bpf_map__name(map));
+            const int fd = dp_->map_fd(bpf_map__name(map));
+            if (fd >= 0 && bpf_map__reuse_fd(map, fd) != 0) die(std::string("cannot share map ") + bpf_map__name(map));
+        }
+        if (classify_cost::load(classify_) != 0) die("cannot load classify_cost.bpf.o");
     }
 
     ~Bench() {
+        if (classify_) classify_cost::destroy(classify_);
         dp_.reset();  // close the BPF fds inside the namespace, then leave it
         ns_.reset();
     }
@@ -210,8 +233,12 @@ public:
             for (size_t k = 0; k < n; ++k) {
                 const auto& [label, file] = o_.configs[pass % 2 ? k : n - 1 - k];
                 apply(pass, label, file);
-                static const char* const kMeasures[] = {"first_packet", "deny_miss", "deny_hit"};
-                for (int m = 0; m < 3; ++m) measure(pass, label, kMeasures[(m + pass - 1) % 3]);
+                static const char* const kMeasures[] = {"first_packet", "deny_miss", "deny_hit", "classify"};
+                for (int m = 0; m < 4; ++m) {
+                    const char* kind = kMeasures[(m + pass - 1) % 4];
+                    if (std::string(kind) == "classify") measure_classify(pass, label);
+                    else measure(pass, label, kind);
+                }
             }
         }
     }
@@ -319,6 +346,32 @@ private:
         std::fflush(stdout);
     }
 
+    void measure_classify(int pass, const std::string& label) {
+        test::XdpRunner runner(bpf_program__fd(classify_->progs.xdp_classify_cost));
+        const std::string what = label + " classify pass " + std::to_string(pass);
+        const Bytes frame = syn(NetnsFixture::kWanHost4, next_port());
+        const int calls = std::max(1, o_.calls / 10);
+        std::vector<uint32_t> durations;
+        for (int i = 0; i < calls + o_.warmup / 10; ++i) {
+            auto r = runner.run(frame, ns_->lan().ifindex, o_.classify_repeat);
+            if (!r) die(what + ": " + r.error().message);
+            if (r->retval != XDP_PASS) die(what + ": verdict " + test::xdp_verdict_name(r->retval));
+            if (i >= o_.warmup / 10) durations.push_back(r->duration_ns);  // per run, i.e. per 64 classifications
+        }
+        // The permit after N deny rules is rule N.
+        const auto colon = label.rfind(':');
+        const uint32_t rule = classify_->data->last_rule;
+        if (colon != std::string::npos && std::to_string(rule) != label.substr(colon + 1))
+            die(what + ": classified as rule " + std::to_string(rule) + ", expected the permit, rule " +
+                label.substr(colon + 1));
+        std::printf(
+            "{\"type\":\"cost\",\"pass\":%d,\"label\":%s,\"measure\":\"classify\",\"calls\":%d,\"repeat\":%d,"
+            "\"iqm_ns\":%.2f,\"mean_ns\":%.2f,\"median_ns\":%.2f,\"rule\":%u}\n",
+            pass, json_string(label).c_str(), calls, o_.classify_repeat, interquartile_mean(durations) / 64.0,
+            mean(durations) / 64.0, median(durations) / 64.0, rule);
+        std::fflush(stdout);
+    }
+
     // Every call took the path its measure names, and nothing else happened.
     void check(const std::string& what, const std::map<int, int64_t>& delta, const std::string& kind) const {
         const int64_t calls = o_.calls;
@@ -355,6 +408,7 @@ private:
     std::unique_ptr<NetnsFixture> ns_;  // first: outlives the BPF objects
     std::unique_ptr<Datapath> dp_;
     int prog_fd_ = -1, stats_fd_ = -1, sessions_fd_ = -1;
+    classify_cost* classify_ = nullptr;
     uint16_t port_ = 1024;
 };
 
