@@ -219,3 +219,24 @@ TEST(CompilerRandom, TooManyCombinationsIsAClearError) {
         << compiled.error().message;
     EXPECT_NE(compiled.error().message.find("classes x"), std::string::npos) << compiled.error().message;
 }
+
+// A filter whose `count` rules could count one packet more than
+// CLASSIFIER_MAX_COUNTED times is refused, naming the rule and the file line.
+TEST(CompilerRandom, TooManyCountingRulesNameTheRule) {
+    std::string text = "interfaces: { lan0: { zone: trust, filter: f } }\nzones: { trust: {} }\nfilters:\n  f:\n";
+    for (int i = 0; i < 7; ++i) text += "    - { name: c" + std::to_string(i) + ", protocol: udp, action: count }\n";
+    auto loaded = config::parse_config(text, "fw.yaml");
+    ASSERT_TRUE(loaded.ok());
+    auto compiled = compiler::compile(*loaded.config, 0);
+    ASSERT_FALSE(compiled.ok());
+    EXPECT_NE(compiled.error().message.find("filters.f[6] \"c6\" (fw.yaml:11): a packet can match this rule after 6"),
+              std::string::npos)
+        << compiled.error().message;
+    EXPECT_NE(compiled.error().message.find("filters.f[0] \"c0\" (fw.yaml:5)"), std::string::npos)
+        << compiled.error().message;
+    // Six fit.
+    text.erase(text.rfind("    - { name: c6"));
+    auto six = config::parse_config(text, "fw.yaml");
+    ASSERT_TRUE(six.ok());
+    EXPECT_TRUE(compiler::compile(*six.config, 0).ok());
+}

@@ -69,16 +69,24 @@ public:
 
     Result<uint32_t> of(const Bits& matched, const std::vector<ClassifierRule>& rules) {
         classifier_result res = empty();
+        std::vector<const ClassifierRule*> counted;
         bool decided = false;
         for (size_t w = 0; w < matched.size() && !decided; ++w) {
             for (uint64_t bits = matched[w]; bits && !decided; bits &= bits - 1) {
                 const ClassifierRule& rule = rules[w * 64 + static_cast<size_t>(__builtin_ctzll(bits))];
                 if (rule.counted) {
-                    if (res.counted_n == CLASSIFIER_MAX_COUNTED)
-                        return make_error("a packet can match more than " + std::to_string(CLASSIFIER_MAX_COUNTED) +
-                                          " rules of one filter that count it (count rules before the rule that "
-                                          "decides); merge some `count` rules");
+                    if (res.counted_n == CLASSIFIER_MAX_COUNTED) {
+                        std::string names;
+                        for (const ClassifierRule* r : counted) names += "\n  " + r->where;
+                        return make_error(rule.where + ": a packet can match this rule after " +
+                                          std::to_string(CLASSIFIER_MAX_COUNTED) +
+                                          " other rules of its filter that count it; at most " +
+                                          std::to_string(CLASSIFIER_MAX_COUNTED) +
+                                          " rules (the deciding one included) may count one packet, so merge "
+                                          "some `count` rules. Those matched first:" + names);
+                    }
                     res.counted[res.counted_n++] = rule.id;
+                    counted.push_back(&rule);
                 }
                 if (rule.decides) {
                     res.rule = rule.id;

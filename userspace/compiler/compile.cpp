@@ -83,7 +83,12 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation)
     out.filters = std::move(filters.value().filters);
     std::vector<ClassifierRule> classifier_rules;
     classifier_rules.reserve(rules.size() + filters.value().rules.size());
-    for (uint32_t i = 0; i < rules.size(); ++i) classifier_rules.push_back(from_policy(rules[i], i));
+    for (uint32_t i = 0; i < rules.size(); ++i) {
+        classifier_rules.push_back(from_policy(rules[i], i));
+        const auto& p = config.policies[i];
+        classifier_rules.back().where = "policies[" + std::to_string(i) + "] \"" + p.name + "\" (" + config.file +
+                                        ":" + std::to_string(p.location.line) + ")";
+    }
     for (auto& rule : filters.value().rules) classifier_rules.push_back(std::move(rule));
     auto tables = compile_classifier(classifier_rules, generation);
     if (!tables) return tables.error();

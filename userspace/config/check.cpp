@@ -69,8 +69,9 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
     std::optional<CompiledConfig> compiled;
     double compile_ms = 0;
     if (loaded.ok()) {
-        // Compiling proves the config fits the maps; it fails only on a bug,
-        // which is still better reported here than at `run`.
+        // Compiling proves the config fits the maps: the classifier's tables
+        // (cross-product capacity, counting rules per packet) can refuse it,
+        // and `check` must fail on what `run` would fail on.
         const auto started = std::chrono::steady_clock::now();
         auto result = compiler::compile(*loaded.config, 0);
         compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
