@@ -50,24 +50,24 @@ struct {
 	__type(value, struct bpf_devmap_val);
 } tx_ports SEC(".maps");
 
-/* Classifier (maps/policy.h): (scope, generation) → scope class. */
+/* Classifier (maps/policy.h): (scope, generation) → scope class per group. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct classifier_scope_key);
-	__type(value, __u32);
+	__type(value, struct classifier_classes);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } pol_scopes SEC(".maps");
 
-/* Classifier: longest source/destination prefix → address class. */
+/* Classifier: longest source/destination prefix → address class per group. */
 #define POL_LPM(name, key_t)                                                     \
 	struct {                                                                 \
 		__uint(type, BPF_MAP_TYPE_LPM_TRIE);                             \
 		__uint(max_entries, 262144);                                     \
 		__uint(map_flags, BPF_F_NO_PREALLOC);                            \
 		__type(key, key_t);                                              \
-		__type(value, __u32);                                            \
+		__type(value, struct classifier_classes);                        \
 		__uint(pinning, LIBBPF_PIN_BY_NAME);                             \
 	} name SEC(".maps")
 
@@ -76,21 +76,21 @@ POL_LPM(pol_dst_v4, struct policy_lpm_key_v4);
 POL_LPM(pol_src_v6, struct policy_lpm_key_v6);
 POL_LPM(pol_dst_v6, struct policy_lpm_key_v6);
 
-/* Classifier: (generation, protocol slot, destination port / type) → class. */
+/* Classifier: (generation, protocol slot, destination port / type) → class per group. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, POLICY_PORT_CLASS_ENTRIES);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct classifier_classes);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } pol_port_class SEC(".maps");
 
-/* Classifier: (generation, protocol slot, source port) → class. */
+/* Classifier: (generation, protocol slot, source port) → class per group. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, POLICY_PORT_CLASS_ENTRIES);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct classifier_classes);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } pol_sport_class SEC(".maps");
 

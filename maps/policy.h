@@ -15,7 +15,18 @@
  *   T_FINAL      (x',           y)           -> result id (0 = no rule)
  *
  * Compile time and table memory grow with the rules; the per-packet work is
- * those nine lookups and one result read, always. Every key carries a
+ * those nine lookups and one result read, always.
+ *
+ * Groups: rules whose fields combine into more cross-product entries than a
+ * generation holds (say 3,000 source-host rules and 3,000 destination-host
+ * rules: every (source, destination) pair would be a class of its own) are
+ * split by shape — which of source and destination are `any` — into up to
+ * CLASSIFIER_GROUPS groups, each with its own classes and tables. Every field
+ * lookup returns the classes of all groups at once (struct classifier_classes);
+ * each group in use costs four more table reads and one result read, and the
+ * packet's winner is the lowest rule index of the groups' results. The number
+ * of groups depends on the rules' shapes, never on their count, and one group
+ * is used whenever the rules fit in one. Every key carries a
  * generation (0 or 1): the compiler fills the inactive generation, then flips
  * runtime_config's policy_generation, so a new config applies atomically.
  */
@@ -37,6 +48,14 @@
 /* Filter rules a packet can be counted by: `count` rules before the deciding one, and it. */
 #define CLASSIFIER_MAX_COUNTED 6
 #define CLASSIFIER_NO_RULE 0xffffffffu
+/* Groups of rules classified through separate tables (see above). */
+#define CLASSIFIER_GROUPS 4
+
+/* The value of every field lookup (pol_scopes, the LPM tries, the port
+ * arrays): the field's class in each group; 0 = no rule of that group. */
+struct classifier_classes {
+	__u32 group[CLASSIFIER_GROUPS];
+};
 
 /* Protocol slots of the port-class arrays. The "port" is the TCP/UDP port,
  * the ICMP/ICMPv6 message type, and for any other protocol its number. */
@@ -104,7 +123,9 @@ struct classifier_table_layout {
 };
 
 struct classifier_layout {
-	struct classifier_table_layout table[CLASSIFIER_TABLES];
+	__u32 groups;          /* groups in use, 0..CLASSIFIER_GROUPS */
+	__u32 pad;
+	struct classifier_table_layout table[CLASSIFIER_GROUPS][CLASSIFIER_TABLES];
 };
 
 enum policy_action {
@@ -119,7 +140,8 @@ enum filter_action {
 	FILTER_ACTION_DROP = 1,
 };
 
-/* pol_results index: generation * CLASSIFIER_MAX_RESULTS + result id (>= 1). */
+/* pol_results index: generation * CLASSIFIER_MAX_RESULTS + result id (>= 1).
+ * Result ids are shared by the groups of a generation. */
 struct classifier_result {
 	__u32 rule;            /* policy index, or filter rule slot; CLASSIFIER_NO_RULE if none decides */
 	__u8 action;           /* enum policy_action, or enum filter_action */

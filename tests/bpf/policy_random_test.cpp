@@ -12,7 +12,10 @@
 // a rule set (in either direction), and the session and flow-cache maps are
 // cleared between rule sets. One namespace and one loaded datapath serve all
 // rule sets; each rule set is a config reload (which also alternates the
-// policy generation the classifier reads).
+// policy generation the classifier reads). Odd rule sets are compiled with
+// their rules split into groups by shape (maps/policy.h), so the merge of
+// several groups' results is checked as well as the single group sluice
+// uses whenever the rules fit in one.
 //
 // Reproduce a failure: the message names the seed and the rule set;
 //   SLUICE_POLICY_RANDOM_SEED=<seed> SLUICE_POLICY_RANDOM_ONLY=<rule set>
@@ -889,15 +892,16 @@ public:
         return env;
     }
 
-    Status apply(const std::string& yaml) {
+    Status apply(const std::string& yaml, ClassifierGrouping grouping, uint32_t& groups) {
         auto parsed = config::parse_config(yaml, "policy-random.yaml");
         if (!parsed.ok()) {
             std::string msg = "config rejected:";
             for (const auto& d : parsed.diagnostics) msg += "\n  " + config::format_diagnostic(d);
             return make_error(msg);
         }
-        auto compiled = compiler::compile(*parsed.config, dp_->inactive_generation());
+        auto compiled = compiler::compile(*parsed.config, dp_->inactive_generation(), grouping);
         if (!compiled) return make_error("compile: " + compiled.error().message);
+        groups = compiled.value().tables.layout.groups;
         auto interfaces = Datapath::resolve(compiled.value());
         if (!interfaces) return make_error("resolve: " + interfaces.error().message);
         return dp_->apply(compiled.value(), interfaces.value());
@@ -924,7 +928,7 @@ private:
 class ReloadableDatapath {
 public:
     static Result<std::unique_ptr<ReloadableDatapath>> create() { return make_error(datapath_unavailable_reason()); }
-    Status apply(const std::string&) { return make_error(datapath_unavailable_reason()); }
+    Status apply(const std::string&, ClassifierGrouping, uint32_t&) { return make_error(datapath_unavailable_reason()); }
     NetnsFixture& ns() { return *ns_; }
     int map_fd(const char*) const { return -1; }
     int prog_fd(const char*) const { return -1; }
@@ -942,6 +946,7 @@ std::string describe_winner(const RuleSet& rs, std::optional<size_t> winner) {
 
 struct Totals {
     size_t packets = 0, rule_sets = 0, rules = 0;
+    size_t grouped = 0;                  // rule sets classified through 2+ groups
     size_t rule_hits[3] = {0, 0, 0};     // by action
     size_t default_hits[3] = {0, 0, 0};  // by default action
     size_t overlapping = 0;              // packets that two or more rules match
@@ -1056,7 +1061,9 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
         const Action default_action = static_cast<Action>(set % 3);
         const RuleSet rs = gen.rule_set(rules, default_action);
         const std::string yaml = render_yaml(rs);
-        Status applied = env.apply(yaml);
+        uint32_t groups = 0;
+        Status applied =
+            env.apply(yaml, set % 2 ? ClassifierGrouping::by_shape : ClassifierGrouping::when_needed, groups);
         ASSERT_TRUE(applied.ok()) << "seed " << seed << " rule set " << set << ": " << applied.error().message
                                   << "\n" << yaml;
         clear_map(s4_fd);
@@ -1069,6 +1076,7 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
         ASSERT_NE(zone_ids[kDmz], 0) << "lan0 vlan 100 has no zone";
         ++t.rule_sets;
         t.rules += rs.rules.size();
+        if (groups > 1) ++t.grouped;
 
         std::unordered_set<std::string> used;
         size_t set_mismatches = 0;
@@ -1214,6 +1222,7 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
     std::ostringstream s;
     s << "policy-random: seed " << seed << ", " << t.rule_sets << " rule sets (" << t.rules << " rules), "
       << t.packets << " packets, " << mismatches << " disagreements\n"
+      << "  rule sets classified through 2 or more groups: " << t.grouped << "\n"
       << "  winners: permit rule " << t.rule_hits[0] << ", deny rule " << t.rule_hits[1] << ", reject rule "
       << t.rule_hits[2] << "; default permit " << t.default_hits[0] << ", default deny " << t.default_hits[1]
       << ", default reject " << t.default_hits[2] << "\n"
@@ -1230,6 +1239,7 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
     EXPECT_EQ(mismatches, 0u);
     if (only >= 0) return;  // one rule set: the minimums below are for the whole run
     EXPECT_GE(t.packets, 100000u);
+    EXPECT_GE(t.grouped, static_cast<size_t>(kRuleSets / 4)) << "too few rule sets split into groups";
     const size_t floor = t.packets / 50;  // every outcome at least 2% of the packets
     for (int a = 0; a < 3; ++a) {
         EXPECT_GE(t.rule_hits[a], floor) << action_name(static_cast<Action>(a)) << " rules won too rarely";

@@ -17,7 +17,7 @@ const std::string kHeader =
     "zones: { trust: {}, untrust: {}, dmz: {} }\n";
 
 template <typename Table>
-const uint32_t* find_lpm(const Table& table, uint32_t prefixlen, const std::string& addr) {
+const classifier_classes* find_lpm(const Table& table, uint32_t prefixlen, const std::string& addr) {
     auto bytes = address(addr);
     for (const auto& [key, value] : table)
         if (key.prefixlen == prefixlen && std::memcmp(key.addr, bytes.data(), sizeof key.addr) == 0) return &value;
@@ -27,7 +27,7 @@ const uint32_t* find_lpm(const Table& table, uint32_t prefixlen, const std::stri
 // The rules a source / destination LPM entry stands for.
 template <typename Table>
 V lpm_rules(const CompiledClassifier& t, Field field, const Table& table, uint32_t prefixlen, const std::string& addr) {
-    const uint32_t* cls = find_lpm(table, prefixlen, addr);
+    const classifier_classes* cls = find_lpm(table, prefixlen, addr);
     if (!cls) {
         ADD_FAILURE() << "no LPM entry /" << prefixlen - 8 << " " << addr;
         return {};
@@ -35,8 +35,8 @@ V lpm_rules(const CompiledClassifier& t, Field field, const Table& table, uint32
     return class_rules(t, field, *cls);
 }
 
-// The result a first packet gets from the tables (nullptr: no rule).
-const classifier_result* result_of(const CompiledConfig& c, const compiler::PacketSpec& p) {
+// The result a first packet gets from the tables (nullopt: no rule).
+std::optional<compiler::ClassifierMatch> result_of(const CompiledConfig& c, const compiler::PacketSpec& p) {
     return compiler::classify_tables(c.tables, CLASSIFIER_SCOPE_POLICY, p.from_zone, p.to_zone, p);
 }
 
@@ -63,12 +63,12 @@ TEST(Compiler, NoPoliciesHaveEmptyTables) {
     EXPECT_TRUE(c.tables.scopes.empty());
     ASSERT_EQ(c.tables.results.size(), 1u);  // only the unused id 0
     ASSERT_EQ(c.tables.src_v4.size(), 1u);   // /0 per family, class 0 (no rule)
-    EXPECT_EQ(c.tables.src_v4[0].second, 0u);
+    EXPECT_TRUE(no_class(c.tables.src_v4[0].second));
     ASSERT_EQ(c.tables.dst_v6.size(), 1u);
     EXPECT_EQ(c.tables.port_class.size(), size_t{POLICY_PROTO_SLOTS} * POLICY_PORTS);
     EXPECT_EQ(c.tables.sport_class.size(), size_t{POLICY_PROTO_SLOTS} * POLICY_PORTS);
-    for (uint32_t cls : c.tables.port_class) ASSERT_EQ(cls, 0u);
-    EXPECT_EQ(result_of(c, packet(1, 2, "198.18.1.1", "198.18.100.200", 6, 80)), nullptr);
+    for (const auto& cls : c.tables.port_class) ASSERT_TRUE(no_class(cls));
+    EXPECT_FALSE(result_of(c, packet(1, 2, "198.18.1.1", "198.18.100.200", 6, 80)));
 }
 
 TEST(Compiler, ResultsCarryPolicyIdActionAndRuleset) {
@@ -81,12 +81,12 @@ TEST(Compiler, ResultsCarryPolicyIdActionAndRuleset) {
                           "default-action: reject\n"
                           "inspect: { rulesets: { one: { patterns: [] }, two: { patterns: [] } } }\n");
     auto expect = [&](const compiler::PacketSpec& p, uint32_t rule, uint8_t action, uint16_t ruleset) {
-        const classifier_result* r = result_of(c, p);
-        ASSERT_NE(r, nullptr);
+        auto r = result_of(c, p);
+        ASSERT_TRUE(r);
         EXPECT_EQ(r->rule, rule);
         EXPECT_EQ(r->action, action);
         EXPECT_EQ(r->ruleset_id, ruleset);
-        EXPECT_EQ(r->counted_n, 0);  // policies count nothing
+        EXPECT_TRUE(r->counted.empty());  // policies count nothing
     };
     expect(packet(1, 2, "198.18.1.1", "198.18.100.200", 6, 80), 0, POLICY_ACTION_PERMIT, 0);
     expect(packet(1, 2, "198.18.2.1", "198.18.100.200", 6, 80), 1, POLICY_ACTION_REJECT, 0);
@@ -118,9 +118,11 @@ TEST(Compiler, ScopeClassesAndGeneration) {
         else ADD_FAILURE() << "unexpected pair " << key.a << "->" << key.b;
     }
     // Generation 1 writes the upper half of pol_cross.
-    EXPECT_EQ(c.tables.layout.table[0].base, CLASSIFIER_CROSS_PER_GEN);
+    ASSERT_EQ(c.tables.layout.groups, 1u);
+    EXPECT_EQ(c.tables.layout.table[0][0].base, CLASSIFIER_CROSS_PER_GEN);
+    EXPECT_EQ(c.tables.cross_first, CLASSIFIER_CROSS_PER_GEN);
     for (int i = 1; i < CLASSIFIER_TABLES; ++i)
-        EXPECT_GE(c.tables.layout.table[i].base, c.tables.layout.table[i - 1].base);
+        EXPECT_GE(c.tables.layout.table[0][i].base, c.tables.layout.table[0][i - 1].base);
 }
 
 TEST(Compiler, RuleIndexBeyondFirstWord) {
@@ -129,11 +131,11 @@ TEST(Compiler, RuleIndexBeyondFirstWord) {
         text += "  - { name: p" + std::to_string(i) + ", from: " + (i == 65 ? "dmz" : "trust") +
                 ", to: untrust, action: permit }\n";
     auto c = compile_text(text);
-    const classifier_result* r = result_of(c, packet(3, 2, "198.18.1.1", "198.18.100.200", 6, 80));
-    ASSERT_NE(r, nullptr);
+    auto r = result_of(c, packet(3, 2, "198.18.1.1", "198.18.100.200", 6, 80));
+    ASSERT_TRUE(r);
     EXPECT_EQ(r->rule, 65u);
     r = result_of(c, packet(1, 2, "198.18.1.1", "198.18.100.200", 6, 80));
-    ASSERT_NE(r, nullptr);
+    ASSERT_TRUE(r);
     EXPECT_EQ(r->rule, 0u);
 }
 
@@ -176,7 +178,7 @@ TEST(Compiler, LpmValuesIncludeEnclosingPrefixesAndAny) {
     // Destination: every rule is `any`, so only /0 per family, holding all rules, one class.
     ASSERT_EQ(t.dst_v4.size(), 1u);
     EXPECT_EQ(class_rules(t, kDestination, t.dst_v4[0].second), (V{0, 1, 2, 3}));
-    EXPECT_EQ(t.dst_v6[0].second, t.dst_v4[0].second);
+    EXPECT_EQ(t.dst_v6[0].second.group[0], t.dst_v4[0].second.group[0]);
 }
 
 TEST(Compiler, PortClassesForListsAndRanges) {
@@ -207,7 +209,8 @@ TEST(Compiler, PortClassesForListsAndRanges) {
     EXPECT_EQ(app_rules(t, POLICY_PROTO_ICMP, 8), (V{}));
     EXPECT_EQ(app_rules(t, POLICY_PROTO_OTHER, 47), (V{}));
     // Points with the same rule set share one class: {}, {2}, {0,2}, {1,2}, {0,1,2}.
-    EXPECT_EQ(t.field_sets[kDestinationPort].size(), 5u);
+    ASSERT_EQ(t.groups.size(), 1u);
+    EXPECT_EQ(t.groups[0].field_sets[kDestinationPort].size(), 5u);
 }
 
 TEST(Compiler, AnyApplicationCoversEverySlot) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "compiler/compile.h"
@@ -49,11 +50,25 @@ inline std::vector<uint32_t> rules_in(const std::vector<uint64_t>& bits) {
     return out;
 }
 
-// Field indexes of CompiledClassifier::field_sets.
+// Field indexes of ClassifierGroup::field_sets.
 enum Field { kScope = 0, kSource = 1, kDestination = 2, kDestinationPort = 3, kSourcePort = 4 };
 
-inline std::vector<uint32_t> class_rules(const CompiledClassifier& t, Field field, uint32_t cls) {
-    return rules_in(t.field_sets[field].at(cls));
+// The rules a field lookup's classes stand for, in all groups together.
+inline std::vector<uint32_t> class_rules(const CompiledClassifier& t, Field field, const classifier_classes& c) {
+    std::vector<uint32_t> out;
+    for (size_t g = 0; g < t.groups.size(); ++g) {
+        auto in_group = rules_in(t.groups[g].field_sets[field].at(c.group[g]));
+        out.insert(out.end(), in_group.begin(), in_group.end());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// No rule of any group.
+inline bool no_class(const classifier_classes& c) {
+    for (uint32_t cls : c.group)
+        if (cls) return false;
+    return true;
 }
 
 // Rules allowed for (slot, destination port) by the port-class tables.

@@ -146,97 +146,228 @@ std::vector<std::pair<Key, uint32_t>> to_classes(const std::vector<std::pair<Key
     return out;
 }
 
+enum FieldIndex { kScope = 0, kSource = 1, kDestination = 2, kDestinationPort = 3, kSourcePort = 4, kFields = 5 };
+
+// The five fields cut into classes over all rules, and the entries that point
+// at those classes. Groups project these classes onto their own rules.
+struct Fields {
+    explicit Fields(size_t words)
+        : classes{ClassSet(words), ClassSet(words), ClassSet(words), ClassSet(words), ClassSet(words)} {}
+    std::array<ClassSet, kFields> classes;
+    std::vector<std::pair<classifier_scope_key, uint32_t>> scopes;
+    std::vector<std::pair<policy_lpm_key_v4, uint32_t>> src_v4, dst_v4;
+    std::vector<std::pair<policy_lpm_key_v6, uint32_t>> src_v6, dst_v6;
+    std::vector<uint32_t> port_class, sport_class;
+};
+
+Fields field_classes(const std::vector<ClassifierRule>& rules, uint8_t generation, size_t words) {
+    Fields f(words);
+    // Scopes: one class per (kind, a, b), holding exactly that scope's rules.
+    std::map<std::tuple<int, uint16_t, uint16_t>, Bits> by_scope;
+    for (uint32_t i = 0; i < rules.size(); ++i) {
+        auto [it, inserted] = by_scope.try_emplace({rules[i].kind, rules[i].scope_a, rules[i].scope_b}, Bits(words));
+        set_bit(it->second, i);
+    }
+    for (const auto& [scope, bits] : by_scope) {
+        classifier_scope_key key;
+        std::memset(&key, 0, sizeof key);
+        key.kind = static_cast<__u8>(std::get<0>(scope));
+        key.a = std::get<1>(scope);
+        key.b = std::get<2>(scope);
+        key.generation = generation;
+        f.scopes.emplace_back(key, f.classes[kScope].intern(bits));
+    }
+    // Addresses: LPM entries per family, classes shared by both families.
+    std::vector<const PrefixSet*> src, dst;
+    std::vector<const AppSet*> dports, sports;
+    for (const ClassifierRule& rule : rules) {
+        src.push_back(&rule.source);
+        dst.push_back(&rule.destination);
+        dports.push_back(&rule.ports);
+        sports.push_back(&rule.source_ports);
+    }
+    f.src_v4 = to_classes(lpm_entries_v4(src, generation, words), f.classes[kSource]);
+    f.src_v6 = to_classes(lpm_entries_v6(src, generation, words), f.classes[kSource]);
+    f.dst_v4 = to_classes(lpm_entries_v4(dst, generation, words), f.classes[kDestination]);
+    f.dst_v6 = to_classes(lpm_entries_v6(dst, generation, words), f.classes[kDestination]);
+    f.port_class = port_class_array(dports, f.classes[kDestinationPort]);
+    f.sport_class = port_class_array(sports, f.classes[kSourcePort]);
+    return f;
+}
+
+// Rules classified through one set of tables.
+struct GroupPlan {
+    std::string shape;
+    Bits members;
+};
+
+// One group compiled: for each field, global class -> group class; its tables.
+struct GroupTables {
+    std::array<std::vector<uint32_t>, kFields> project;
+    std::array<Table, CLASSIFIER_TABLES> tables;
+    ClassifierGroup info;
+};
+
+Result<GroupTables> compile_group(const Fields& f, const GroupPlan& plan, const std::vector<ClassifierRule>& rules,
+                                  ResultSet& results, size_t& budget) {
+    const size_t words = plan.members.size();
+    GroupTables g;
+    g.info.shape = plan.shape;
+    for (uint64_t w : plan.members) g.info.rules += static_cast<uint32_t>(__builtin_popcountll(w));
+    std::array<ClassSet, kFields> own{ClassSet(words), ClassSet(words), ClassSet(words), ClassSet(words),
+                                      ClassSet(words)};
+    Bits masked(words);
+    for (int field = 0; field < kFields; ++field) {
+        const ClassSet& global = f.classes[field];
+        g.project[field].resize(global.size());
+        for (uint32_t c = 0; c < global.size(); ++c) {
+            for (size_t w = 0; w < words; ++w) masked[w] = global[c][w] & plan.members[w];
+            g.project[field][c] = own[field].intern(masked);
+        }
+    }
+
+    ClassSet scope_app(words), with_sport(words), addresses(words);
+    auto t0 = cross_classes(own[kScope], own[kDestinationPort], scope_app, "T_SCOPE_APP", "scope",
+                            "destination-port", budget);
+    if (!t0) return t0.error();
+    auto t1 = cross_classes(scope_app, own[kSourcePort], with_sport, "T_SPORT", "scope+destination-port",
+                            "source-port", budget);
+    if (!t1) return t1.error();
+    auto t2 = cross_classes(own[kSource], own[kDestination], addresses, "T_SRC_DST", "source", "destination", budget);
+    if (!t2) return t2.error();
+    auto t3 = cross_results(with_sport, addresses, rules, results, budget);
+    if (!t3) return t3.error();
+    g.tables = {std::move(t0.value()), std::move(t1.value()), std::move(t2.value()), std::move(t3.value())};
+
+    for (int field = 0; field < kFields; ++field) g.info.field_classes[field] = static_cast<uint32_t>(own[field].size());
+    g.info.combined_classes = {static_cast<uint32_t>(scope_app.size()), static_cast<uint32_t>(with_sport.size()),
+                               static_cast<uint32_t>(addresses.size())};
+    for (const Table& t : g.tables) g.info.cross_entries += t.entries.size();
+    for (int field = 0; field < kFields; ++field) g.info.field_sets[field] = own[field].take();
+    return g;
+}
+
+// Rules by shape: whether source and destination are `any`. Rules of one
+// shape share a wildcard, so their classes do not multiply with those of the
+// other shapes (3,000 source-host rules and 3,000 destination-host rules make
+// 3,000 + 3,000 address classes in two groups, not 3,000 x 3,000 in one).
+std::vector<GroupPlan> groups_by_shape(const std::vector<ClassifierRule>& rules, size_t words) {
+    static const char* const kShapes[CLASSIFIER_GROUPS] = {
+        "source any, destination any", "source set, destination any", "source any, destination set",
+        "source set, destination set"};
+    std::vector<GroupPlan> shapes(CLASSIFIER_GROUPS);
+    for (int i = 0; i < CLASSIFIER_GROUPS; ++i) shapes[i] = {kShapes[i], Bits(words)};
+    for (uint32_t i = 0; i < rules.size(); ++i)
+        set_bit(shapes[(rules[i].source.any ? 0 : 1) | (rules[i].destination.any ? 0 : 2)].members, i);
+    std::vector<GroupPlan> used;
+    for (auto& plan : shapes)
+        if (!none_set(plan.members)) used.push_back(std::move(plan));
+    return used;
+}
+
+struct Compiled {
+    std::vector<GroupTables> groups;
+    std::vector<classifier_result> results;
+};
+
+Result<Compiled> compile_groups(const Fields& f, const std::vector<GroupPlan>& plans,
+                                const std::vector<ClassifierRule>& rules) {
+    size_t budget = CLASSIFIER_CROSS_PER_GEN;
+    ResultSet results;
+    Compiled out;
+    for (size_t i = 0; i < plans.size(); ++i) {
+        auto g = compile_group(f, plans[i], rules, results, budget);
+        if (!g) {
+            if (plans.size() == 1) return g.error();
+            uint32_t n = 0;
+            for (uint64_t w : plans[i].members) n += static_cast<uint32_t>(__builtin_popcountll(w));
+            return make_error(g.error().message + " (split by shape into " + std::to_string(plans.size()) +
+                              " groups with tables of their own, as one group did not fit either; this is group " +
+                              std::to_string(i + 1) + ", " + with_commas(n) + " rules with " + plans[i].shape + ")");
+        }
+        out.groups.push_back(std::move(g.value()));
+    }
+    out.results = results.take();
+    return out;
+}
+
+template <typename Key>
+std::vector<std::pair<Key, classifier_classes>> per_group(const std::vector<std::pair<Key, uint32_t>>& entries,
+                                                          const std::vector<GroupTables>& groups, int field) {
+    std::vector<std::pair<Key, classifier_classes>> out;
+    out.reserve(entries.size());
+    for (const auto& [key, cls] : entries) {
+        classifier_classes v{};
+        for (size_t g = 0; g < groups.size(); ++g) v.group[g] = groups[g].project[field][cls];
+        out.emplace_back(key, v);
+    }
+    return out;
+}
+
+std::vector<classifier_classes> per_group(const std::vector<uint32_t>& array, const std::vector<GroupTables>& groups,
+                                          int field) {
+    std::vector<classifier_classes> out(array.size());
+    for (size_t i = 0; i < array.size(); ++i)
+        for (size_t g = 0; g < groups.size(); ++g) out[i].group[g] = groups[g].project[field][array[i]];
+    return out;
+}
+
 }  // namespace
 
-Result<CompiledClassifier> compile_classifier(const std::vector<ClassifierRule>& rules, uint8_t generation) {
+Result<CompiledClassifier> compile_classifier(const std::vector<ClassifierRule>& rules, uint8_t generation,
+                                              ClassifierGrouping grouping) {
     if (rules.size() > CLASSIFIER_MAX_RULES)
         return make_error("too many rules: " + with_commas(rules.size()) + " policies and filter rules, at most " +
                           with_commas(CLASSIFIER_MAX_RULES));
     const size_t words = words_for(rules.size());
+    const Fields f = field_classes(rules, generation, words);
+
+    // One group whenever the rules fit (the fewest reads per packet); split
+    // by shape when they do not.
+    Bits all(words);
+    for (uint32_t i = 0; i < rules.size(); ++i) set_bit(all, i);
+    const std::vector<GroupPlan> shapes = groups_by_shape(rules, words);
+    auto compiled = grouping == ClassifierGrouping::by_shape ? compile_groups(f, shapes, rules)
+                                                             : compile_groups(f, {GroupPlan{"all rules", all}}, rules);
+    if (!compiled && grouping == ClassifierGrouping::when_needed) {
+        if (shapes.size() < 2) return compiled.error();
+        compiled = compile_groups(f, shapes, rules);
+    }
+    if (!compiled) return compiled.error();
+    std::vector<GroupTables>& groups = compiled.value().groups;
+
     CompiledClassifier out;
     out.generation = generation;
     out.rule_count = static_cast<uint32_t>(rules.size());
-
-    // Scopes: one class per (kind, a, b), holding exactly that scope's rules.
-    ClassSet scopes(words);
-    {
-        std::map<std::tuple<int, uint16_t, uint16_t>, Bits> by_scope;
-        for (uint32_t i = 0; i < rules.size(); ++i) {
-            auto [it, inserted] =
-                by_scope.try_emplace({rules[i].kind, rules[i].scope_a, rules[i].scope_b}, Bits(words));
-            set_bit(it->second, i);
-        }
-        for (const auto& [scope, bits] : by_scope) {
-            classifier_scope_key key;
-            std::memset(&key, 0, sizeof key);
-            key.kind = static_cast<__u8>(std::get<0>(scope));
-            key.a = std::get<1>(scope);
-            key.b = std::get<2>(scope);
-            key.generation = generation;
-            out.scopes.emplace_back(key, scopes.intern(bits));
-        }
-    }
-
-    // Addresses: LPM entries per family, classes shared by both families.
-    ClassSet sources(words), destinations(words);
-    {
-        std::vector<const PrefixSet*> src, dst;
-        for (const ClassifierRule& rule : rules) {
-            src.push_back(&rule.source);
-            dst.push_back(&rule.destination);
-        }
-        out.src_v4 = to_classes(lpm_entries_v4(src, generation, words), sources);
-        out.src_v6 = to_classes(lpm_entries_v6(src, generation, words), sources);
-        out.dst_v4 = to_classes(lpm_entries_v4(dst, generation, words), destinations);
-        out.dst_v6 = to_classes(lpm_entries_v6(dst, generation, words), destinations);
-    }
-
-    // Ports.
-    ClassSet dports(words), sports(words);
-    {
-        std::vector<const AppSet*> d, s;
-        for (const ClassifierRule& rule : rules) {
-            d.push_back(&rule.ports);
-            s.push_back(&rule.source_ports);
-        }
-        out.port_class = port_class_array(d, dports);
-        out.sport_class = port_class_array(s, sports);
-    }
+    out.scopes = per_group(f.scopes, groups, kScope);
+    out.src_v4 = per_group(f.src_v4, groups, kSource);
+    out.src_v6 = per_group(f.src_v6, groups, kSource);
+    out.dst_v4 = per_group(f.dst_v4, groups, kDestination);
+    out.dst_v6 = per_group(f.dst_v6, groups, kDestination);
+    out.port_class = per_group(f.port_class, groups, kDestinationPort);
+    out.sport_class = per_group(f.sport_class, groups, kSourcePort);
 
     // Cross products, back to back in this generation's half of pol_cross.
-    size_t budget = CLASSIFIER_CROSS_PER_GEN;
-    ClassSet scope_app(words), with_sport(words), addresses(words);
-    auto t0 = cross_classes(scopes, dports, scope_app, "T_SCOPE_APP", "scope", "destination-port", budget);
-    if (!t0) return t0.error();
-    auto t1 = cross_classes(scope_app, sports, with_sport, "T_SPORT", "scope+destination-port", "source-port", budget);
-    if (!t1) return t1.error();
-    auto t2 = cross_classes(sources, destinations, addresses, "T_SRC_DST", "source", "destination", budget);
-    if (!t2) return t2.error();
-    ResultSet results;
-    auto t3 = cross_results(with_sport, addresses, rules, results, budget);
-    if (!t3) return t3.error();
-
-    uint32_t base = uint32_t{generation} * CLASSIFIER_CROSS_PER_GEN;
-    const Table* tables[CLASSIFIER_TABLES] = {&t0.value(), &t1.value(), &t2.value(), &t3.value()};
-    for (int i = 0; i < CLASSIFIER_TABLES; ++i) {
-        out.layout.table[i].base = base;
-        out.layout.table[i].width = tables[i]->width;
-        out.cross.insert(out.cross.end(), tables[i]->entries.begin(), tables[i]->entries.end());
-        base += static_cast<uint32_t>(tables[i]->entries.size());
+    out.cross_first = uint32_t{generation} * CLASSIFIER_CROSS_PER_GEN;
+    uint32_t base = out.cross_first;
+    out.layout.groups = static_cast<uint32_t>(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+        for (int i = 0; i < CLASSIFIER_TABLES; ++i) {
+            const Table& t = groups[g].tables[i];
+            out.layout.table[g][i].base = base;
+            out.layout.table[g][i].width = t.width;
+            out.cross.insert(out.cross.end(), t.entries.begin(), t.entries.end());
+            base += static_cast<uint32_t>(t.entries.size());
+        }
+        out.groups.push_back(std::move(groups[g].info));
     }
-    out.results = results.take();
+    out.results = std::move(compiled.value().results);
 
-    out.field_classes = {static_cast<uint32_t>(scopes.size()), static_cast<uint32_t>(sources.size()),
-                         static_cast<uint32_t>(destinations.size()), static_cast<uint32_t>(dports.size()),
-                         static_cast<uint32_t>(sports.size())};
-    out.combined_classes = {static_cast<uint32_t>(scope_app.size()), static_cast<uint32_t>(with_sport.size()),
-                            static_cast<uint32_t>(addresses.size())};
-    out.field_sets = {scopes.take(), sources.take(), destinations.take(), dports.take(), sports.take()};
     const uint64_t lpm_entries = out.src_v4.size() + out.dst_v4.size() + out.src_v6.size() + out.dst_v6.size();
-    out.map_bytes = lpm_entries * (kNodeOverhead + sizeof(policy_lpm_key_v6) + 4) +
-                    out.scopes.size() * (kNodeOverhead + sizeof(classifier_scope_key) + 4) +
-                    (out.port_class.size() + out.sport_class.size()) * 4 + out.cross.size() * 4 +
-                    out.results.size() * sizeof(classifier_result);
+    out.map_bytes = lpm_entries * (kNodeOverhead + sizeof(policy_lpm_key_v6) + sizeof(classifier_classes)) +
+                    out.scopes.size() * (kNodeOverhead + sizeof(classifier_scope_key) + sizeof(classifier_classes)) +
+                    (out.port_class.size() + out.sport_class.size()) * sizeof(classifier_classes) +
+                    out.cross.size() * 4 + out.results.size() * sizeof(classifier_result);
     return out;
 }
 

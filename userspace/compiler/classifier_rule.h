@@ -32,6 +32,9 @@ struct ClassifierRule {
 // entries than a generation holds (CLASSIFIER_CROSS_PER_GEN), more results
 // than CLASSIFIER_MAX_RESULTS, or a packet could be counted by more than
 // CLASSIFIER_MAX_COUNTED filter rules; the message says which.
-Result<CompiledClassifier> compile_classifier(const std::vector<ClassifierRule>& rules, uint8_t generation);
+// Rules go in one group when their tables fit, else in up to
+// CLASSIFIER_GROUPS groups by shape (or always by shape, for tests).
+Result<CompiledClassifier> compile_classifier(const std::vector<ClassifierRule>& rules, uint8_t generation,
+                                              ClassifierGrouping grouping = ClassifierGrouping::when_needed);
 
 }  // namespace sluice::compiler

@@ -46,7 +46,7 @@ std::array<uint64_t, TIMEOUT_CLASS_COUNT> compile_timeouts(const config::Timeout
 
 }  // namespace
 
-Result<CompiledConfig> compile(const config::Config& config, uint8_t generation) {
+Result<CompiledConfig> compile(const config::Config& config, uint8_t generation, ClassifierGrouping grouping) {
     if (generation >= POLICY_GENERATIONS) return make_error("policy generation must be 0 or 1");
     auto resolved = resolve_rules(config);
     if (!resolved) return resolved.error();
@@ -90,7 +90,7 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation)
                                         ":" + std::to_string(p.location.line) + ")";
     }
     for (auto& rule : filters.value().rules) classifier_rules.push_back(std::move(rule));
-    auto tables = compile_classifier(classifier_rules, generation);
+    auto tables = compile_classifier(classifier_rules, generation, grouping);
     if (!tables) return tables.error();
     out.tables = std::move(tables.value());
 

@@ -12,6 +12,7 @@ namespace sluice::compiler {
 
 // `generation` is the policy map generation to fill (0 or 1). Fails only for a
 // Config that did not come out of config::load_config/parse_config cleanly.
-Result<CompiledConfig> compile(const config::Config& config, uint8_t generation);
+Result<CompiledConfig> compile(const config::Config& config, uint8_t generation,
+                               ClassifierGrouping grouping = ClassifierGrouping::when_needed);
 
 }  // namespace sluice::compiler

@@ -44,30 +44,48 @@ struct CompiledPolicy {
     std::vector<std::string> sources, destinations, applications;
 };
 
+// How the classifier groups its rules (maps/policy.h). `when_needed` is what
+// sluice runs: one group unless the rules do not fit in one. `by_shape`
+// always splits, so that tests exercise several groups with small rule sets.
+enum class ClassifierGrouping { when_needed, by_shape };
+
+// One group of the classifier (maps/policy.h): which rules, and the sizes
+// of its classes and tables, for `check`, `show` and tests.
+struct ClassifierGroup {
+    std::string shape;         // which rules: "all rules", or e.g. "source set, destination any"
+    uint32_t rules = 0;
+    // The rules of every class of the five fields (scope, source, destination,
+    // destination port, source port) in this group, by class id; bit i = rule i
+    // of the whole rule list.
+    std::array<std::vector<std::vector<uint64_t>>, 5> field_sets;
+    std::array<uint32_t, 5> field_classes{};    // scope, src, dst, dport, sport (incl. empty)
+    std::array<uint32_t, 3> combined_classes{}; // after T_SCOPE_APP, T_SPORT, T_SRC_DST
+    uint64_t cross_entries = 0;
+};
+
 // The classifier's tables for one generation (maps/policy.h): policies and
 // stateless filters together, told apart by their scope.
 struct CompiledClassifier {
     uint8_t generation = 0;
-    std::vector<std::pair<classifier_scope_key, uint32_t>> scopes;
-    std::vector<std::pair<policy_lpm_key_v4, uint32_t>> src_v4, dst_v4;
-    std::vector<std::pair<policy_lpm_key_v6, uint32_t>> src_v6, dst_v6;
-    // POLICY_PROTO_SLOTS * 65536 class ids each, slot-major.
-    std::vector<uint32_t> port_class, sport_class;
-    // Absolute positions in pol_cross (this generation's half).
+    // Every field lookup yields the class of each group.
+    std::vector<std::pair<classifier_scope_key, classifier_classes>> scopes;
+    std::vector<std::pair<policy_lpm_key_v4, classifier_classes>> src_v4, dst_v4;
+    std::vector<std::pair<policy_lpm_key_v6, classifier_classes>> src_v6, dst_v6;
+    // POLICY_PROTO_SLOTS * 65536 entries each, slot-major.
+    std::vector<classifier_classes> port_class, sport_class;
+    // Groups in use and absolute positions of their tables in pol_cross (this
+    // generation's half).
     classifier_layout layout{};
-    // pol_cross from layout.table[0].base on: every table, back to back.
+    // pol_cross from this generation's first entry on: every table of every
+    // group, back to back.
     std::vector<uint32_t> cross;
+    uint32_t cross_first = 0;
     // Index = result id; [0] is unused (0 = no rule).
     std::vector<classifier_result> results;
-
-    // The rules of every class of the five fields (scope, source, destination,
-    // destination port, source port), by class id: for tests and diagnostics.
-    std::array<std::vector<std::vector<uint64_t>>, 5> field_sets;
+    std::vector<ClassifierGroup> groups;
 
     // For `check` and `show`.
     uint32_t rule_count = 0;
-    std::array<uint32_t, 5> field_classes{};   // scope, src, dst, dport, sport (incl. empty)
-    std::array<uint32_t, 3> combined_classes{}; // after T_SCOPE_APP, T_SPORT, T_SRC_DST
     uint64_t map_bytes = 0;                     // estimated kernel memory of this generation
 };
 

@@ -1,5 +1,6 @@
 #include "compiler/evaluate.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "compiler/resolved_rule.h"
@@ -10,13 +11,13 @@ namespace {
 // The kernel LPM trie's answer: among entries whose first prefixlen bits equal
 // the key's, the longest. Keys are compared as bytes after prefixlen
 // (generation byte, then address), like the kernel does.
-template <typename Key, size_t AddrBytes>
-uint32_t lpm_lookup(const std::vector<std::pair<Key, uint32_t>>& table, uint8_t generation,
-                               const std::array<uint8_t, 16>& addr) {
+template <typename Key, size_t AddrBytes, typename Value>
+Value lpm_lookup(const std::vector<std::pair<Key, Value>>& table, uint8_t generation,
+                 const std::array<uint8_t, 16>& addr, const Value& none) {
     uint8_t data[1 + AddrBytes];
     data[0] = generation;
     std::memcpy(data + 1, addr.data(), AddrBytes);
-    const uint32_t* best = nullptr;
+    const Value* best = nullptr;
     uint32_t best_len = 0;
     for (const auto& [key, value] : table) {
         uint8_t entry[1 + AddrBytes];
@@ -32,7 +33,7 @@ uint32_t lpm_lookup(const std::vector<std::pair<Key, uint32_t>>& table, uint8_t 
             best_len = key.prefixlen;
         }
     }
-    return best ? *best : 0;
+    return best ? *best : none;
 }
 
 bool addresses_match(const config::Config& config, const config::AddressMatch& match, config::Family family,
@@ -75,39 +76,58 @@ std::pair<policy_proto_slot, uint16_t> proto_slot(uint8_t protocol, uint16_t por
     }
 }
 
-const classifier_result* classify_tables(const CompiledClassifier& t, classifier_scope_kind kind, uint16_t a,
-                                         uint16_t b, const PacketSpec& packet) {
-    uint32_t scope = 0;
-    for (const auto& [key, id] : t.scopes)
-        if (key.kind == kind && key.a == a && key.b == b && key.generation == t.generation) scope = id;
+std::optional<ClassifierMatch> classify_tables(const CompiledClassifier& t, classifier_scope_kind kind, uint16_t a,
+                                               uint16_t b, const PacketSpec& packet) {
+    const classifier_classes none{};
+    const classifier_classes* scope = nullptr;
+    for (const auto& [key, classes] : t.scopes)
+        if (key.kind == kind && key.a == a && key.b == b && key.generation == t.generation) scope = &classes;
+    if (!scope) return std::nullopt;
 
     const bool v4 = packet.family == config::Family::ipv4;
-    const uint32_t src = v4 ? lpm_lookup<policy_lpm_key_v4, 4>(t.src_v4, t.generation, packet.src)
-                            : lpm_lookup<policy_lpm_key_v6, 16>(t.src_v6, t.generation, packet.src);
-    const uint32_t dst = v4 ? lpm_lookup<policy_lpm_key_v4, 4>(t.dst_v4, t.generation, packet.dst)
-                            : lpm_lookup<policy_lpm_key_v6, 16>(t.dst_v6, t.generation, packet.dst);
+    const classifier_classes src = v4 ? lpm_lookup<policy_lpm_key_v4, 4>(t.src_v4, t.generation, packet.src, none)
+                                      : lpm_lookup<policy_lpm_key_v6, 16>(t.src_v6, t.generation, packet.src, none);
+    const classifier_classes dst = v4 ? lpm_lookup<policy_lpm_key_v4, 4>(t.dst_v4, t.generation, packet.dst, none)
+                                      : lpm_lookup<policy_lpm_key_v6, 16>(t.dst_v6, t.generation, packet.dst, none);
     auto [slot, port] = proto_slot(packet.protocol, packet.port);
     const bool has_ports = packet.protocol == config::kProtoTcp || packet.protocol == config::kProtoUdp;
-    const uint32_t dport = t.port_class.at(static_cast<size_t>(slot) * POLICY_PORTS + port);
-    const uint32_t sport =
+    const classifier_classes& dport = t.port_class.at(static_cast<size_t>(slot) * POLICY_PORTS + port);
+    const classifier_classes& sport =
         t.sport_class.at(static_cast<size_t>(slot) * POLICY_PORTS + (has_ports ? packet.source_port : 0));
 
-    const uint32_t first = t.layout.table[0].base;
-    auto cross = [&](int table, uint32_t left, uint32_t right) -> uint32_t {
-        const classifier_table_layout& l = t.layout.table[table];
-        if (!left || !right || right >= l.width) return 0;
-        return t.cross.at(l.base - first + left * l.width + right);
-    };
-    uint32_t x = cross(CLASSIFIER_T_SCOPE_APP, scope, dport);
-    x = cross(CLASSIFIER_T_SPORT, x, sport);
-    const uint32_t y = cross(CLASSIFIER_T_SRC_DST, src, dst);
-    const uint32_t r = cross(CLASSIFIER_T_FINAL, x, y);
-    return r ? &t.results.at(r) : nullptr;
+    std::vector<const classifier_result*> found;
+    const classifier_result* winner = nullptr;
+    for (uint32_t g = 0; g < t.layout.groups && g < CLASSIFIER_GROUPS; ++g) {
+        auto cross = [&](int table, uint32_t left, uint32_t right) -> uint32_t {
+            const classifier_table_layout& l = t.layout.table[g][table];
+            if (!left || !right || right >= l.width) return 0;
+            return t.cross.at(l.base - t.cross_first + left * l.width + right);
+        };
+        uint32_t x = cross(CLASSIFIER_T_SCOPE_APP, scope->group[g], dport.group[g]);
+        x = cross(CLASSIFIER_T_SPORT, x, sport.group[g]);
+        const uint32_t y = cross(CLASSIFIER_T_SRC_DST, src.group[g], dst.group[g]);
+        const uint32_t r = cross(CLASSIFIER_T_FINAL, x, y);
+        if (!r) continue;
+        const classifier_result* res = &t.results.at(r);
+        found.push_back(res);
+        if (res->rule != CLASSIFIER_NO_RULE && (!winner || res->rule < winner->rule)) winner = res;
+    }
+    if (found.empty()) return std::nullopt;
+    ClassifierMatch m;
+    if (winner) {
+        m.rule = winner->rule;
+        m.action = winner->action;
+        m.ruleset_id = winner->ruleset_id;
+    }
+    for (const classifier_result* res : found)
+        for (uint32_t i = 0; i < res->counted_n; ++i)
+            if (res->counted[i] <= m.rule) m.counted.push_back(res->counted[i]);
+    std::sort(m.counted.begin(), m.counted.end());
+    return m;
 }
 
 std::optional<uint32_t> classify_tables(const CompiledClassifier& tables, const PacketSpec& packet) {
-    const classifier_result* r =
-        classify_tables(tables, CLASSIFIER_SCOPE_POLICY, packet.from_zone, packet.to_zone, packet);
+    auto r = classify_tables(tables, CLASSIFIER_SCOPE_POLICY, packet.from_zone, packet.to_zone, packet);
     if (!r || r->rule == CLASSIFIER_NO_RULE) return std::nullopt;
     return r->rule;
 }

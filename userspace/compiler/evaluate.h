@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "compiler/compiled_config.h"
 #include "config/config.h"
@@ -24,10 +25,19 @@ struct PacketSpec {
 // Protocol slot and "port" of a packet, as the BPF program derives them.
 std::pair<policy_proto_slot, uint16_t> proto_slot(uint8_t protocol, uint16_t port);
 
+// What a packet matched in a scope, with the groups' results merged as the
+// BPF program merges them.
+struct ClassifierMatch {
+    uint32_t rule = CLASSIFIER_NO_RULE;   // deciding rule, or none (only `count` rules matched)
+    uint8_t action = 0;                   // enum policy_action / enum filter_action
+    uint16_t ruleset_id = 0;
+    std::vector<uint32_t> counted;        // filter rule slots the packet counts for, ascending
+};
+
 // Classification through the compiled tables, lookup for lookup as the BPF
-// program does it: the result of a scope (nullptr = no rule matched).
-const classifier_result* classify_tables(const CompiledClassifier& tables, classifier_scope_kind kind, uint16_t a,
-                                         uint16_t b, const PacketSpec& packet);
+// program does it: the match in a scope (nullopt = no rule matched).
+std::optional<ClassifierMatch> classify_tables(const CompiledClassifier& tables, classifier_scope_kind kind,
+                                               uint16_t a, uint16_t b, const PacketSpec& packet);
 
 // The policy a first packet gets through the tables: its index, if any.
 std::optional<uint32_t> classify_tables(const CompiledClassifier& tables, const PacketSpec& packet);

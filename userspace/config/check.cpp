@@ -41,6 +41,22 @@ std::string format_bytes(uint64_t bytes) {
     return buf;
 }
 
+// Each group of the classifier (maps/policy.h): which rules, how many
+// classes per field, how many cross-product entries.
+nlohmann::json classifier_groups_json(const CompiledClassifier& t) {
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& g : t.groups)
+        groups.push_back({{"shape", g.shape},
+                          {"rules", g.rules},
+                          {"field_classes", {{"scope", g.field_classes[0]},
+                                             {"source", g.field_classes[1]},
+                                             {"destination", g.field_classes[2]},
+                                             {"destination_port", g.field_classes[3]},
+                                             {"source_port", g.field_classes[4]}}},
+                          {"cross_entries", g.cross_entries}});
+    return groups;
+}
+
 size_t inspect_pattern_count(const std::vector<Ruleset>& rulesets) {
     size_t count = 0;
     for (const Ruleset& ruleset : rulesets) count += ruleset.patterns.size();
@@ -112,11 +128,7 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
                               {"compile_ms", std::round(compile_ms * 10) / 10},
                               {"classifier_bytes", t.map_bytes},
                               {"classifier", {{"rules", t.rule_count},
-                                              {"field_classes", {{"scope", t.field_classes[0]},
-                                                                 {"source", t.field_classes[1]},
-                                                                 {"destination", t.field_classes[2]},
-                                                                 {"destination_port", t.field_classes[3]},
-                                                                 {"source_port", t.field_classes[4]}}},
+                                              {"groups", classifier_groups_json(t)},
                                               {"cross_entries", t.cross.size()},
                                               {"cross_capacity", CLASSIFIER_CROSS_PER_GEN},
                                               {"results", t.results.size() - 1}}}}
@@ -136,7 +148,9 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
         out << path << ": compiled in " << format_ms(compile_ms) << "; classifier tables "
             << format_bytes(t.map_bytes) << " per generation (" << plural(t.rule_count, "rule", "rules") << ", "
             << t.cross.size() << " of " << CLASSIFIER_CROSS_PER_GEN << " cross-product entries, "
-            << plural(t.results.size() - 1, "distinct outcome", "distinct outcomes") << ")\n";
+            << plural(t.results.size() - 1, "distinct outcome", "distinct outcomes");
+        if (t.groups.size() > 1) out << "; " << t.groups.size() << " groups of rules by shape, each read per packet";
+        out << ")\n";
     }
     return 0;
 }

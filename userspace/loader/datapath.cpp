@@ -140,7 +140,7 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
     const uint32_t port_base = uint32_t(gen) * POLICY_PROTO_SLOTS * POLICY_PORTS;
     if (auto s = write_array(map_fd("pol_port_class"), "pol_port_class", port_base, t.port_class); !s) return s;
     if (auto s = write_array(map_fd("pol_sport_class"), "pol_sport_class", port_base, t.sport_class); !s) return s;
-    if (auto s = write_array(map_fd("pol_cross"), "pol_cross", t.layout.table[0].base, t.cross); !s) return s;
+    if (auto s = write_array(map_fd("pol_cross"), "pol_cross", t.cross_first, t.cross); !s) return s;
     if (auto s = write_array(map_fd("pol_results"), "pol_results", uint32_t(gen) * CLASSIFIER_MAX_RESULTS, t.results);
         !s)
         return s;
