@@ -50,7 +50,8 @@
 #                        these, wherever they stand)
 #   --counts "..."       rule counts (default "0 512 1024 2048 3072 10000"); (c)
 #                        adds 8, its yardstick
-#   --kinds "..."        src and/or port (default both)
+#   --kinds "..."        src and/or port (default both); mixed (three rule
+#                        shapes, see scripts/lib/scale_rules.py) with --skip-a --skip-b
 #   --systems "..."      any of sluice nft-linear nft-set (default all three)
 #   --passes N           passes of (a) and (b) (default 3)
 #   --time S             iperf3 -t (default 3)
@@ -162,7 +163,12 @@ read -ra SYSTEM_LIST <<<"$SYSTEMS"
 [ ${#COUNT_LIST[@]} -gt 0 ] && [ ${#KIND_LIST[@]} -gt 0 ] && [ ${#SYSTEM_LIST[@]} -gt 0 ] ||
     die "--counts, --kinds and --systems must not be empty"
 for n in "${COUNT_LIST[@]}"; do [[ $n =~ ^[0-9]+$ ]] || die "--counts: not a number: $n"; done
-for k in "${KIND_LIST[@]}"; do [[ $k = src || $k = port ]] || die "--kinds: src or port, not $k"; done
+for k in "${KIND_LIST[@]}"; do
+    [[ $k = src || $k = port ]] && continue
+    # mixed: three rule shapes (scripts/lib/scale_rules.py), sluice's (c) only.
+    [[ $k = mixed && $RUN_A = 0 && $RUN_B = 0 ]] && continue
+    die "--kinds: src or port (or mixed, with --skip-a --skip-b), not $k"
+done
 for s in "${SYSTEM_LIST[@]}"; do
     [[ $s = sluice || $s = nft-linear || $s = nft-set ]] || die "--systems: sluice, nft-linear or nft-set, not $s"
 done

@@ -20,7 +20,8 @@ import statistics
 from collections import defaultdict
 
 SYSTEMS = (("sluice", "sluice"), ("nft-linear", "nft linear"), ("nft-set", "nft sets"))
-KINDS = (("src", "source-address rules"), ("port", "destination-port rules"))
+KINDS = (("src", "source-address rules"), ("port", "destination-port rules"),
+         ("mixed", "mixed rules (source host, destination host, destination port in turn)"))
 COLOURS = {"sluice": "#1f77b4", "nft-linear": "#d62728", "nft-set": "#2ca02c"}
 
 

@@ -11,6 +11,12 @@ whichever system runs them:
                          one protocol (W = --port-width, default 1: one port
                          per rule; the traffic uses 5201 (iperf3) and
                          5301-5316 (sluice_connrate), far below)
+  rule i of kind "mixed" (sluice-policy only, part (c)): i % 3 == 0 a
+                         "src" rule, 1 a destination 198.19.x.y (never the
+                         traffic's destination, 198.18.100.x), 2 a "port"
+                         rule: three shapes whose classes multiply, so that
+                         from a few thousand rules on the classifier splits
+                         them into groups (maps/policy.h)
 
 Every rule drops (filter), denies (policy) or drops (nftables) what it
 matches; none matches the benchmark's traffic. After the N rules comes what
@@ -103,13 +109,15 @@ def sluice_filter(a):
 
 def sluice_policy(a):
     out = [header(False)]
-    if a.kind == "port" and a.count > 0:
+    shape = {"src": lambda i: 0, "port": lambda i: 2, "mixed": lambda i: i % 3}[a.kind]
+    apps = [i for i in range(a.count) if shape(i) == 2]
+    if apps:
         out.append("applications:\n")
-        for i in range(a.count):
+        for i in apps:
             out.append(f"  p{i}: {{ protocol: {a.proto}, destination-port: {port_text(i, a.port_width)} }}\n")
     out.append("policies:\n")
     for i in range(a.count):
-        match = f"source: [{src_addr(i)}]" if a.kind == "src" else f"application: [p{i}]"
+        match = [f"source: [{src_addr(i)}]", f"destination: [{src_addr(i)}]", f"application: [p{i}]"][shape(i)]
         out.append(f"  - {{ name: deny-{i}, from: trust, to: untrust, {match}, action: deny }}\n")
     out.append(FOOTER)
     return "".join(out)
@@ -169,7 +177,7 @@ def last_rule(a):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["sluice-filter", "sluice-policy", "nft", "last-rule"])
-    p.add_argument("--kind", choices=["src", "port"], required=True)
+    p.add_argument("--kind", choices=["src", "port", "mixed"], required=True)
     p.add_argument("--count", type=int, required=True)
     p.add_argument("--proto", choices=["udp", "tcp"], default="tcp")
     p.add_argument("--port-width", type=int, default=1)
@@ -179,6 +187,8 @@ def main():
     g.add_argument("--stateless", dest="stateful", action="store_false")
     p.set_defaults(stateful=False)
     a = p.parse_args()
+    if a.kind == "mixed" and a.what != "sluice-policy":
+        p.error("--kind mixed is for sluice-policy (part (c)) only")
     if a.count < 0 or a.port_width < 1:
         p.error("--count must be >= 0 and --port-width >= 1")
     text = {"sluice-filter": sluice_filter, "sluice-policy": sluice_policy, "nft": nft,

@@ -206,6 +206,97 @@ TEST(CompilerRandom, TenThousandSourceOrPortRulesCompile) {
     }
 }
 
+namespace {
+
+std::string host(int base, int i) {
+    return "198." + std::to_string(base + i / 65536) + "." + std::to_string(i / 256 % 256) + "." +
+           std::to_string(i % 256);
+}
+
+compiler::PacketSpec scale_packet(const std::string& src, const std::string& dst, uint8_t protocol, uint16_t port) {
+    compiler::PacketSpec p;
+    p.from_zone = 1;
+    p.to_zone = 2;
+    p.family = config::Family::ipv4;
+    p.src = config::parse_address(src).value().addr;
+    p.dst = config::parse_address(dst).value().addr;
+    p.protocol = protocol;
+    p.port = port;
+    return p;
+}
+
+}  // namespace
+
+// Rules of different shapes multiply in one set of tables: 3,000 source-host
+// rules and 3,000 destination-host rules make every (source, destination)
+// pair a class (9 M entries, more than a generation holds). Split by shape
+// they need a few entries per rule, and classify exactly as a linear scan.
+TEST(CompilerRandom, MixedShapesSplitIntoGroups) {
+    std::string text = "interfaces: { lan0: { zone: trust }, wan0: { zone: untrust } }\n"
+                       "zones: { trust: {}, untrust: {} }\napplications:\n";
+    for (int i = 0; i < 3000; ++i)
+        text += "  a" + std::to_string(i) + ": { protocol: tcp, destination-port: " + std::to_string(20000 + i) +
+                " }\n";
+    text += "policies:\n";
+    for (int i = 0; i < 9000; ++i) {
+        text += "  - { name: r" + std::to_string(i) + ", from: trust, to: untrust, ";
+        if (i % 3 == 0) text += "source: " + host(19, i);
+        else if (i % 3 == 1) text += "destination: " + host(18, i);
+        else text += "application: a" + std::to_string(i / 3);
+        text += ", action: " + std::string(i % 2 ? "deny" : "reject") + " }\n";
+    }
+    text += "  - { name: rest, from: trust, to: untrust, action: permit }\n";
+    auto loaded = config::parse_config(text, "mixed.yaml");
+    ASSERT_TRUE(loaded.ok());
+    const config::Config& config = *loaded.config;
+
+    // One group cannot hold them: the split is what makes this compile.
+    auto compiled = compiler::compile(config, 0);
+    ASSERT_TRUE(compiled.ok()) << compiled.error().message;
+    const CompiledClassifier& t = compiled->tables;
+    ASSERT_EQ(t.layout.groups, 3u);  // any/any (ports, rest), source set, destination set
+    EXPECT_LT(t.cross.size(), 200000u);
+    uint32_t grouped = 0;
+    for (const auto& g : t.groups) grouped += g.rules;
+    EXPECT_EQ(grouped, 9001u);
+
+    for (int i = 0; i < 9000; i += 61) {
+        const std::string src = i % 3 == 0 ? host(19, i) : "198.18.200.1";
+        const std::string dst = i % 3 == 1 ? host(18, i) : "198.18.201.1";
+        const uint16_t port = static_cast<uint16_t>(i % 3 == 2 ? 20000 + i / 3 : 443);
+        for (const auto& p : {scale_packet(src, dst, config::kProtoTcp, port),
+                              scale_packet(src, host(18, (i + 1) / 3 * 3 + 1), config::kProtoTcp, port),
+                              scale_packet(host(19, i / 3 * 3), dst, config::kProtoTcp, 20000 + (i + 5) / 3 % 3000),
+                              scale_packet(src, dst, config::kProtoUdp, port)}) {
+            auto expected = compiler::classify_linear(config, p);
+            ASSERT_TRUE(expected.has_value());
+            ASSERT_EQ(compiler::classify_tables(t, p), expected) << "policy " << i;
+        }
+    }
+}
+
+// Each group's tables hold its own combinations: 2,000 source-host and
+// 2,000 destination-host rules also fit when every rule of a third shape
+// names both.
+TEST(CompilerRandom, GroupedCompileNamesTheGroupThatDoesNotFit) {
+    std::string text = "interfaces: { lan0: { zone: trust }, wan0: { zone: untrust } }\n"
+                       "zones: { trust: {}, untrust: {} }\npolicies:\n";
+    // 3,000 rules naming a source host and a destination host each: one
+    // shape, 3,001 x 3,001 (source, destination) classes.
+    for (int i = 0; i < 3000; ++i)
+        text += "  - { name: r" + std::to_string(i) + ", from: trust, to: untrust, source: " + host(19, i) +
+                ", destination: " + host(18, i) + ", action: deny }\n";
+    text += "  - { name: s, from: trust, to: untrust, source: 198.18.0.0/16, action: deny }\n";
+    auto loaded = config::parse_config(text, "pairs.yaml");
+    ASSERT_TRUE(loaded.ok());
+    auto compiled = compiler::compile(*loaded.config, 0);
+    ASSERT_FALSE(compiled.ok());
+    const std::string& m = compiled.error().message;
+    EXPECT_NE(m.find("T_SRC_DST is 3,001 source classes x 3,001 destination classes"), std::string::npos) << m;
+    EXPECT_NE(m.find("split by shape into 2 groups"), std::string::npos) << m;
+    EXPECT_NE(m.find("3,000 rules with source set, destination set"), std::string::npos) << m;
+}
+
 // Cross-producting has a price: many rules that each combine overlapping
 // source and destination prefixes can need more table entries than a
 // generation holds. That is an error that says so, never a partial table.
