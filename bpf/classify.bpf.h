@@ -55,13 +55,24 @@ static __always_inline void load_classes(struct classifier_classes *out, const s
 		__builtin_memset(out, 0, sizeof(*out));
 }
 
-/* Entry (left, right) of one cross-product table; class 0 (nothing allowed)
- * on either side means no rule. */
-static __always_inline __u32 cross(const struct classifier_table_layout *t, __u32 left, __u32 right)
+/* Entry (left, right) of cross-product table `table`; class 0 (nothing
+ * allowed) on either side means no rule. `sk` holds the generation and group
+ * of the sparse key (one key on the stack serves every lookup). */
+static __always_inline __u32 cross(const struct classifier_table_layout *t, struct classifier_sparse_key *sk,
+				   __u32 table, __u32 left, __u32 right)
 {
 	__u32 index, *v;
 
-	if (!left || !right || right >= t->width)
+	if (!left || !right)
+		return 0;
+	if (!t->width) {
+		sk->left = left;
+		sk->right = right;
+		sk->table = table;
+		v = bpf_map_lookup_elem(&pol_cross_sparse, sk);
+		return v ? *v : 0;
+	}
+	if (right >= t->width)
 		return 0;
 	index = t->base + left * t->width + right;
 	v = bpf_map_lookup_elem(&pol_cross, &index);
@@ -82,6 +93,7 @@ static __always_inline void classify_in(const struct packet_ctx *pc, const struc
 	const struct classifier_layout *lay = &cfg->classifier[gen];
 	struct classifier_classes scope, src, dst, dport, sport;
 	struct classifier_scope_key sk = {};
+	struct classifier_sparse_key xk = {};
 	__u32 slot_base, index, g;
 	void *v;
 
@@ -123,6 +135,7 @@ static __always_inline void classify_in(const struct packet_ctx *pc, const struc
 	load_classes(&dport, bpf_map_lookup_elem(&pol_port_class, &index));
 	index = slot_base + (classify_sport(pc) & 0xffff);
 	load_classes(&sport, bpf_map_lookup_elem(&pol_sport_class, &index));
+	xk.generation = gen;
 
 #pragma unroll
 	for (g = 0; g < CLASSIFIER_GROUPS; g++) {
@@ -132,12 +145,13 @@ static __always_inline void classify_in(const struct packet_ctx *pc, const struc
 
 		if (g >= lay->groups)
 			break;
-		x = cross(&t[CLASSIFIER_T_SCOPE_APP], scope.group[g], dport.group[g]);
-		x = cross(&t[CLASSIFIER_T_SPORT], x, sport.group[g]);
+		xk.group = g;
+		x = cross(&t[CLASSIFIER_T_SCOPE_APP], &xk, CLASSIFIER_T_SCOPE_APP, scope.group[g], dport.group[g]);
+		x = cross(&t[CLASSIFIER_T_SPORT], &xk, CLASSIFIER_T_SPORT, x, sport.group[g]);
 		if (!x)
 			continue;
-		y = cross(&t[CLASSIFIER_T_SRC_DST], src.group[g], dst.group[g]);
-		r = cross(&t[CLASSIFIER_T_FINAL], x, y);
+		y = cross(&t[CLASSIFIER_T_SRC_DST], &xk, CLASSIFIER_T_SRC_DST, src.group[g], dst.group[g]);
+		r = cross(&t[CLASSIFIER_T_FINAL], &xk, CLASSIFIER_T_FINAL, x, y);
 		if (!r || r >= CLASSIFIER_MAX_RESULTS)
 			continue;
 		r += (__u32)gen * CLASSIFIER_MAX_RESULTS;

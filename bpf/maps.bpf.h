@@ -104,6 +104,16 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } pol_cross SEC(".maps");
 
+/* Classifier: the non-empty entries of sparse cross tables (width 0). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, POLICY_GENERATIONS * CLASSIFIER_SPARSE_PER_GEN);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct classifier_sparse_key);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pol_cross_sparse SEC(".maps");
+
 /* Classifier: result id → the deciding rule and the filter rules to count. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

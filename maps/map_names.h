@@ -20,6 +20,7 @@
 #define SLUICE_MAP_POL_PORT_CLASS "pol_port_class"
 #define SLUICE_MAP_POL_SPORT_CLASS "pol_sport_class"
 #define SLUICE_MAP_POL_CROSS "pol_cross"
+#define SLUICE_MAP_POL_CROSS_SPARSE "pol_cross_sparse"
 #define SLUICE_MAP_POL_RESULTS "pol_results"
 #define SLUICE_MAP_FILTER_HITS "filter_hits"
 #define SLUICE_MAP_FRAGS_V4 "frags_v4"

@@ -26,7 +26,16 @@
  * each group in use costs four more table reads and one result read, and the
  * packet's winner is the lowest rule index of the groups' results. The number
  * of groups depends on the rules' shapes, never on their count, and one group
- * is used whenever the rules fit in one. Every key carries a
+ * is used whenever the rules fit in one.
+ *
+ * Sparse tables: a table whose product of class counts does not fit, but
+ * whose non-empty combinations are few (10,000 rules each naming its own
+ * source host and its own port: 10,001 x 10,001 cells, 10,000 of them
+ * non-empty), is stored as a hash of its non-empty entries (pol_cross_sparse,
+ * width 0 in its layout) instead of an array; a missing entry is 0. One hash
+ * lookup instead of one array read: the cost per packet stays fixed.
+ *
+ * Every key carries a
  * generation (0 or 1): the compiler fills the inactive generation, then flips
  * runtime_config's policy_generation, so a new config applies atomically.
  */
@@ -43,6 +52,8 @@
 /* Cross-product entries (u32) per generation: 32 MiB. */
 #define CLASSIFIER_CROSS_PER_GEN (1u << 23)
 #define CLASSIFIER_CROSS_ENTRIES (POLICY_GENERATIONS * CLASSIFIER_CROSS_PER_GEN)
+/* Sparse tables (see below): non-empty entries per generation. */
+#define CLASSIFIER_SPARSE_PER_GEN (1u << 20)
 /* Distinct results (winning rule + rules it counts) per generation. */
 #define CLASSIFIER_MAX_RESULTS 65536
 /* Filter rules a packet can be counted by: `count` rules before the deciding one, and it. */
@@ -116,10 +127,21 @@ enum classifier_table {
 	CLASSIFIER_TABLES = 4,
 };
 
-/* Entry (left, right) of a table lives at pol_cross[base + left * width + right]. */
+/* Entry (left, right) of a table lives at pol_cross[base + left * width + right];
+ * width 0: the table is sparse, its entries are in pol_cross_sparse. */
 struct classifier_table_layout {
 	__u32 base;
-	__u32 width;           /* classes of the right-hand field */
+	__u32 width;           /* classes of the right-hand field, or 0 (sparse) */
+};
+
+/* pol_cross_sparse key: (left, right) of table `table` of group `group`. */
+struct classifier_sparse_key {
+	__u32 left;
+	__u8 generation;
+	__u8 group;
+	__u8 table;            /* enum classifier_table */
+	__u8 pad;
+	__u32 right;
 };
 
 struct classifier_layout {

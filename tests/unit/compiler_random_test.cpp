@@ -275,26 +275,73 @@ TEST(CompilerRandom, MixedShapesSplitIntoGroups) {
     }
 }
 
-// Each group's tables hold its own combinations: 2,000 source-host and
-// 2,000 destination-host rules also fit when every rule of a third shape
-// names both.
-TEST(CompilerRandom, GroupedCompileNamesTheGroupThatDoesNotFit) {
+// Rules that each pair two distinct values (a source host with a destination
+// host, or with a port) fill N x N cells of which N are non-empty: those
+// tables are stored sparse, and classify exactly as a linear scan.
+TEST(CompilerRandom, PairRulesUseSparseTables) {
+    std::string text = "interfaces: { lan0: { zone: trust }, wan0: { zone: untrust } }\n"
+                       "zones: { trust: {}, untrust: {} }\napplications:\n";
+    for (int i = 0; i < 3000; ++i)
+        text += "  a" + std::to_string(i) + ": { protocol: udp, destination-port: " + std::to_string(30000 + i) +
+                " }\n";
+    text += "policies:\n";
+    for (int i = 0; i < 6000; ++i) {
+        text += "  - { name: r" + std::to_string(i) + ", from: trust, to: untrust, source: " + host(19, i) + ", ";
+        if (i % 2) text += "destination: " + host(18, i);
+        else text += "application: a" + std::to_string(i / 2);
+        text += ", action: " + std::string(i % 3 ? "deny" : "reject") + " }\n";
+    }
+    text += "  - { name: rest, from: trust, to: untrust, action: permit }\n";
+    auto loaded = config::parse_config(text, "pairs.yaml");
+    ASSERT_TRUE(loaded.ok());
+    const config::Config& config = *loaded.config;
+    auto compiled = compiler::compile(config, 1);
+    ASSERT_TRUE(compiled.ok()) << compiled.error().message;
+    const CompiledClassifier& t = compiled->tables;
+    EXPECT_EQ(t.layout.groups, 3u);  // source + port, source + destination, rest
+    EXPECT_GT(t.sparse.size(), 0u);
+    EXPECT_LT(t.sparse.size(), 20000u);
+    for (const auto& [key, value] : t.sparse) {
+        ASSERT_EQ(key.generation, 1);
+        ASSERT_NE(value, 0u);
+        ASSERT_EQ(t.layout.table[key.group][key.table].width, 0u);
+    }
+    for (int i = 0; i < 6000; i += 29) {
+        const uint16_t port = static_cast<uint16_t>(30000 + i / 2);
+        for (const auto& p : {scale_packet(host(19, i), host(18, i), config::kProtoUdp, port),
+                              scale_packet(host(19, i), host(18, i + 1), config::kProtoUdp, port),
+                              scale_packet(host(19, i), host(18, i), config::kProtoUdp, port + 1),
+                              scale_packet(host(19, i + 2), host(18, i), config::kProtoTcp, port)}) {
+            auto expected = compiler::classify_linear(config, p);
+            ASSERT_TRUE(expected.has_value());
+            ASSERT_EQ(compiler::classify_tables(t, p), expected) << "policy " << i;
+        }
+    }
+}
+
+// A wide rule of the same shape overlaps every pair: all N x N cells are
+// non-empty, more than either table space holds. Refused, naming the table
+// and the group.
+TEST(CompilerRandom, PairsUnderAWideRuleAreAClearError) {
     std::string text = "interfaces: { lan0: { zone: trust }, wan0: { zone: untrust } }\n"
                        "zones: { trust: {}, untrust: {} }\npolicies:\n";
-    // 3,000 rules naming a source host and a destination host each: one
-    // shape, 3,001 x 3,001 (source, destination) classes.
     for (int i = 0; i < 3000; ++i)
         text += "  - { name: r" + std::to_string(i) + ", from: trust, to: untrust, source: " + host(19, i) +
                 ", destination: " + host(18, i) + ", action: deny }\n";
-    text += "  - { name: s, from: trust, to: untrust, source: 198.18.0.0/16, action: deny }\n";
+    text += "  - { name: wide, from: trust, to: untrust, source: 198.19.0.0/16, destination: 198.18.0.0/16, "
+            "action: deny }\n";
+    text += "  - { name: rest, from: trust, to: untrust, action: permit }\n";
     auto loaded = config::parse_config(text, "pairs.yaml");
     ASSERT_TRUE(loaded.ok());
     auto compiled = compiler::compile(*loaded.config, 0);
     ASSERT_FALSE(compiled.ok());
     const std::string& m = compiled.error().message;
-    EXPECT_NE(m.find("T_SRC_DST is 3,001 source classes x 3,001 destination classes"), std::string::npos) << m;
-    EXPECT_NE(m.find("split by shape into 2 groups"), std::string::npos) << m;
-    EXPECT_NE(m.find("3,000 rules with source set, destination set"), std::string::npos) << m;
+    EXPECT_NE(m.find("more classifier table space than a generation holds: T_SRC_DST is 3,002 source classes x "
+                     "3,002 destination classes"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("of its combinations are non-empty"), std::string::npos) << m;
+    EXPECT_NE(m.find("3,001 rules with source set, destination set"), std::string::npos) << m;
 }
 
 // Cross-producting has a price: many rules that each combine overlapping

@@ -1,5 +1,7 @@
 // compile_classifier: rules → field classes → cross-product tables → results
 // (maps/policy.h). Everything a packet will look up is computed here, once.
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <string>
@@ -19,9 +21,27 @@ constexpr uint64_t kMaxClassBytes = uint64_t{1} << 30;
 // carry ~48 bytes of bookkeeping besides key and value.
 constexpr uint64_t kNodeOverhead = 48;
 
+// Candidate (left, right) pairs a sparse table may look at before the
+// compiler gives up (each is a few word operations).
+constexpr uint64_t kMaxSparseVisits = uint64_t{1} << 28;
+
 struct Table {
-    uint32_t width = 0;               // classes of the right-hand side
-    std::vector<uint32_t> entries;    // [left * width + right]
+    uint32_t width = 0;               // classes of the right-hand side; 0: sparse
+    std::vector<uint32_t> entries;    // dense: [left * width + right]
+    std::vector<std::array<uint32_t, 3>> sparse;  // sparse: (left, right, value), values != 0
+};
+
+// What is left of a generation's table space.
+struct Budget {
+    size_t dense = CLASSIFIER_CROSS_PER_GEN;
+    size_t sparse = CLASSIFIER_SPARSE_PER_GEN;
+    bool allow_sparse = true;   // false: fail fast where a dense table does not fit
+};
+
+struct TableName {
+    const char* table;
+    const char* left;
+    const char* right;
 };
 
 std::string with_commas(uint64_t n) {
@@ -30,37 +50,83 @@ std::string with_commas(uint64_t n) {
     return s;
 }
 
-Status check_budget(const char* table, const char* left_name, size_t left, const char* right_name, size_t right,
-                    size_t& budget) {
-    const uint64_t need = uint64_t{left} * right;
-    if (need > budget)
-        return make_error(std::string("the rules need more classifier table space than a generation holds: ") +
-                          table + " is " + with_commas(left) + " " + left_name + " classes x " + with_commas(right) +
-                          " " + right_name + " classes = " + with_commas(need) + " entries, " +
-                          with_commas(budget) + " left of " + with_commas(CLASSIFIER_CROSS_PER_GEN) +
-                          "; fewer distinct combinations of these fields across rules fit");
-    budget -= need;
-    return {};
+Error no_space(const TableName& name, size_t left, size_t right, const Budget& budget, const std::string& sparse) {
+    return make_error(std::string("the rules need more classifier table space than a generation holds: ") +
+                      name.table + " is " + with_commas(left) + " " + name.left + " classes x " + with_commas(right) +
+                      " " + name.right + " classes = " + with_commas(uint64_t{left} * right) + " entries, " +
+                      with_commas(budget.dense) + " left of " + with_commas(CLASSIFIER_CROSS_PER_GEN) + ", and " +
+                      sparse + "; fewer distinct combinations of these fields across rules fit");
+}
+
+// The table of left x right, entry = value_of(left[l] ∩ right[r]) (0 for an
+// empty intersection). Dense (an array of every cell) when the product fits
+// what is left of pol_cross; else sparse: only the cells whose rule sets
+// overlap, found through the rules they share, if they fit pol_cross_sparse.
+template <typename ValueOf>
+Result<Table> cross_table(const ClassSet& left, const ClassSet& right, const TableName& name, Budget& budget,
+                          ValueOf value_of) {
+    const uint64_t need = uint64_t{left.size()} * right.size();
+    Bits both(left.words());
+    Table t;
+    if (need <= budget.dense) {
+        budget.dense -= need;
+        t.width = static_cast<uint32_t>(right.size());
+        t.entries.assign(need, 0);
+        for (uint32_t l = 1; l < left.size(); ++l) {
+            for (uint32_t r = 1; r < right.size(); ++r) {
+                for (size_t w = 0; w < both.size(); ++w) both[w] = left[l][w] & right[r][w];
+                auto v = value_of(both);
+                if (!v) return v.error();
+                t.entries[size_t{l} * t.width + r] = v.value();
+            }
+        }
+        return t;
+    }
+    if (!budget.allow_sparse) return no_space(name, left.size(), right.size(), budget, "no sparse table was tried");
+    std::vector<std::vector<uint32_t>> right_by_rule(left.words() * 64);
+    for (uint32_t r = 1; r < right.size(); ++r)
+        for (size_t w = 0; w < right.words(); ++w)
+            for (uint64_t bits = right[r][w]; bits; bits &= bits - 1)
+                right_by_rule[w * 64 + static_cast<size_t>(__builtin_ctzll(bits))].push_back(r);
+    std::vector<uint32_t> seen(right.size(), 0);
+    uint64_t visits = 0;
+    for (uint32_t l = 1; l < left.size(); ++l) {
+        for (size_t w = 0; w < left.words(); ++w) {
+            for (uint64_t bits = left[l][w]; bits; bits &= bits - 1) {
+                for (uint32_t r : right_by_rule[w * 64 + static_cast<size_t>(__builtin_ctzll(bits))]) {
+                    if (++visits > kMaxSparseVisits)
+                        return no_space(name, left.size(), right.size(), budget,
+                                        "too many of its combinations overlap to list them");
+                    if (seen[r] == l) continue;
+                    seen[r] = l;
+                    for (size_t i = 0; i < both.size(); ++i) both[i] = left[l][i] & right[r][i];
+                    auto v = value_of(both);
+                    if (!v) return v.error();
+                    if (!v.value()) continue;
+                    if (t.sparse.size() == budget.sparse)
+                        return no_space(name, left.size(), right.size(), budget,
+                                        "more than " + with_commas(budget.sparse) +
+                                            " of its combinations are non-empty (sparse entries left, of " +
+                                            with_commas(CLASSIFIER_SPARSE_PER_GEN) + ")");
+                    t.sparse.push_back({l, r, v.value()});
+                }
+            }
+        }
+    }
+    budget.sparse -= t.sparse.size();
+    return t;
 }
 
 // out[l][r] = class of left[l] ∩ right[r].
-Result<Table> cross_classes(const ClassSet& left, const ClassSet& right, ClassSet& out, const char* table,
-                            const char* left_name, const char* right_name, size_t& budget) {
-    if (auto s = check_budget(table, left_name, left.size(), right_name, right.size(), budget); !s) return s.error();
-    Table t{static_cast<uint32_t>(right.size()), std::vector<uint32_t>(left.size() * right.size(), 0)};
-    Bits both(out.words());
-    for (uint32_t l = 1; l < left.size(); ++l) {
-        const Bits& a = left[l];
-        for (uint32_t r = 1; r < right.size(); ++r) {
-            const Bits& b = right[r];
-            for (size_t w = 0; w < both.size(); ++w) both[w] = a[w] & b[w];
-            t.entries[size_t{l} * t.width + r] = out.intern(both);
-        }
+Result<Table> cross_classes(const ClassSet& left, const ClassSet& right, ClassSet& out, const TableName& name,
+                            Budget& budget) {
+    return cross_table(left, right, name, budget, [&](const Bits& both) -> Result<uint32_t> {
+        const uint32_t id = out.intern(both);
         if (uint64_t{out.size()} * out.words() * 8 > kMaxClassBytes)
-            return make_error(std::string("the rules combine into too many distinct classes in ") + table +
+            return make_error(std::string("the rules combine into too many distinct classes in ") + name.table +
                               " (over " + with_commas(out.size()) + "); fewer distinct combinations fit");
-    }
-    return t;
+        return id;
+    });
 }
 
 class ResultSet {
@@ -122,20 +188,9 @@ private:
 };
 
 Result<Table> cross_results(const ClassSet& left, const ClassSet& right, const std::vector<ClassifierRule>& rules,
-                            ResultSet& results, size_t& budget) {
-    if (auto s = check_budget("T_FINAL", "scope+port", left.size(), "address", right.size(), budget); !s)
-        return s.error();
-    Table t{static_cast<uint32_t>(right.size()), std::vector<uint32_t>(left.size() * right.size(), 0)};
-    Bits both(left.words());
-    for (uint32_t l = 1; l < left.size(); ++l) {
-        for (uint32_t r = 1; r < right.size(); ++r) {
-            for (size_t w = 0; w < both.size(); ++w) both[w] = left[l][w] & right[r][w];
-            auto id = results.of(both, rules);
-            if (!id) return id.error();
-            t.entries[size_t{l} * t.width + r] = id.value();
-        }
-    }
-    return t;
+                            ResultSet& results, Budget& budget) {
+    return cross_table(left, right, TableName{"T_FINAL", "scope+port", "address"}, budget,
+                       [&](const Bits& both) { return results.of(both, rules); });
 }
 
 template <typename Key>
@@ -209,7 +264,7 @@ struct GroupTables {
 };
 
 Result<GroupTables> compile_group(const Fields& f, const GroupPlan& plan, const std::vector<ClassifierRule>& rules,
-                                  ResultSet& results, size_t& budget) {
+                                  ResultSet& results, Budget& budget) {
     const size_t words = plan.members.size();
     GroupTables g;
     g.info.shape = plan.shape;
@@ -227,13 +282,14 @@ Result<GroupTables> compile_group(const Fields& f, const GroupPlan& plan, const 
     }
 
     ClassSet scope_app(words), with_sport(words), addresses(words);
-    auto t0 = cross_classes(own[kScope], own[kDestinationPort], scope_app, "T_SCOPE_APP", "scope",
-                            "destination-port", budget);
+    auto t0 = cross_classes(own[kScope], own[kDestinationPort], scope_app,
+                            TableName{"T_SCOPE_APP", "scope", "destination-port"}, budget);
     if (!t0) return t0.error();
-    auto t1 = cross_classes(scope_app, own[kSourcePort], with_sport, "T_SPORT", "scope+destination-port",
-                            "source-port", budget);
+    auto t1 = cross_classes(scope_app, own[kSourcePort], with_sport,
+                            TableName{"T_SPORT", "scope+destination-port", "source-port"}, budget);
     if (!t1) return t1.error();
-    auto t2 = cross_classes(own[kSource], own[kDestination], addresses, "T_SRC_DST", "source", "destination", budget);
+    auto t2 = cross_classes(own[kSource], own[kDestination], addresses,
+                            TableName{"T_SRC_DST", "source", "destination"}, budget);
     if (!t2) return t2.error();
     auto t3 = cross_results(with_sport, addresses, rules, results, budget);
     if (!t3) return t3.error();
@@ -242,7 +298,10 @@ Result<GroupTables> compile_group(const Fields& f, const GroupPlan& plan, const 
     for (int field = 0; field < kFields; ++field) g.info.field_classes[field] = static_cast<uint32_t>(own[field].size());
     g.info.combined_classes = {static_cast<uint32_t>(scope_app.size()), static_cast<uint32_t>(with_sport.size()),
                                static_cast<uint32_t>(addresses.size())};
-    for (const Table& t : g.tables) g.info.cross_entries += t.entries.size();
+    for (const Table& t : g.tables) {
+        g.info.cross_entries += t.entries.size();
+        g.info.sparse_entries += t.sparse.size();
+    }
     for (int field = 0; field < kFields; ++field) g.info.field_sets[field] = own[field].take();
     return g;
 }
@@ -271,8 +330,9 @@ struct Compiled {
 };
 
 Result<Compiled> compile_groups(const Fields& f, const std::vector<GroupPlan>& plans,
-                                const std::vector<ClassifierRule>& rules) {
-    size_t budget = CLASSIFIER_CROSS_PER_GEN;
+                                const std::vector<ClassifierRule>& rules, bool allow_sparse) {
+    Budget budget;
+    budget.allow_sparse = allow_sparse;
     ResultSet results;
     Compiled out;
     for (size_t i = 0; i < plans.size(); ++i) {
@@ -322,17 +382,18 @@ Result<CompiledClassifier> compile_classifier(const std::vector<ClassifierRule>&
     const size_t words = words_for(rules.size());
     const Fields f = field_classes(rules, generation, words);
 
-    // One group whenever the rules fit (the fewest reads per packet); split
-    // by shape when they do not.
+    // One group with dense tables whenever the rules fit (the fewest and
+    // cheapest reads per packet). Else by shape, with sparse tables where
+    // dense ones do not fit; its errors are the ones reported.
     Bits all(words);
     for (uint32_t i = 0; i < rules.size(); ++i) set_bit(all, i);
     const std::vector<GroupPlan> shapes = groups_by_shape(rules, words);
-    auto compiled = grouping == ClassifierGrouping::by_shape ? compile_groups(f, shapes, rules)
-                                                             : compile_groups(f, {GroupPlan{"all rules", all}}, rules);
-    if (!compiled && grouping == ClassifierGrouping::when_needed) {
-        if (shapes.size() < 2) return compiled.error();
-        compiled = compile_groups(f, shapes, rules);
-    }
+    auto compiled = grouping == ClassifierGrouping::by_shape
+                        ? compile_groups(f, shapes, rules, true)
+                        : compile_groups(f, {GroupPlan{"all rules", all}}, rules, false);
+    if (!compiled && grouping == ClassifierGrouping::when_needed)
+        compiled = compile_groups(f, shapes.empty() ? std::vector<GroupPlan>{GroupPlan{"all rules", all}} : shapes,
+                                  rules, true);
     if (!compiled) return compiled.error();
     std::vector<GroupTables>& groups = compiled.value().groups;
 
@@ -358,16 +419,30 @@ Result<CompiledClassifier> compile_classifier(const std::vector<ClassifierRule>&
             out.layout.table[g][i].width = t.width;
             out.cross.insert(out.cross.end(), t.entries.begin(), t.entries.end());
             base += static_cast<uint32_t>(t.entries.size());
+            for (const auto& [left, right, value] : t.sparse) {
+                classifier_sparse_key key;
+                std::memset(&key, 0, sizeof key);
+                key.left = left;
+                key.right = right;
+                key.generation = generation;
+                key.group = static_cast<__u8>(g);
+                key.table = static_cast<__u8>(i);
+                out.sparse.emplace_back(key, value);
+            }
         }
         out.groups.push_back(std::move(groups[g].info));
     }
+    std::sort(out.sparse.begin(), out.sparse.end(), [](const auto& a, const auto& b) {
+        return sparse_order(a.first) < sparse_order(b.first);
+    });
     out.results = std::move(compiled.value().results);
 
     const uint64_t lpm_entries = out.src_v4.size() + out.dst_v4.size() + out.src_v6.size() + out.dst_v6.size();
     out.map_bytes = lpm_entries * (kNodeOverhead + sizeof(policy_lpm_key_v6) + sizeof(classifier_classes)) +
                     out.scopes.size() * (kNodeOverhead + sizeof(classifier_scope_key) + sizeof(classifier_classes)) +
                     (out.port_class.size() + out.sport_class.size()) * sizeof(classifier_classes) +
-                    out.cross.size() * 4 + out.results.size() * sizeof(classifier_result);
+                    out.cross.size() * 4 + out.results.size() * sizeof(classifier_result) +
+                    out.sparse.size() * (kNodeOverhead + sizeof(classifier_sparse_key) + 4);
     return out;
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <utility>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "compiler/compiled_nat.h"
@@ -44,6 +45,11 @@ struct CompiledPolicy {
     std::vector<std::string> sources, destinations, applications;
 };
 
+// The order of CompiledClassifier::sparse: (group, table, left, right).
+inline std::tuple<uint8_t, uint8_t, uint32_t, uint32_t> sparse_order(const classifier_sparse_key& k) {
+    return {k.group, k.table, k.left, k.right};
+}
+
 // How the classifier groups its rules (maps/policy.h). `when_needed` is what
 // sluice runs: one group unless the rules do not fit in one. `by_shape`
 // always splits, so that tests exercise several groups with small rule sets.
@@ -61,6 +67,7 @@ struct ClassifierGroup {
     std::array<uint32_t, 5> field_classes{};    // scope, src, dst, dport, sport (incl. empty)
     std::array<uint32_t, 3> combined_classes{}; // after T_SCOPE_APP, T_SPORT, T_SRC_DST
     uint64_t cross_entries = 0;
+    uint64_t sparse_entries = 0;
 };
 
 // The classifier's tables for one generation (maps/policy.h): policies and
@@ -80,6 +87,9 @@ struct CompiledClassifier {
     // group, back to back.
     std::vector<uint32_t> cross;
     uint32_t cross_first = 0;
+    // pol_cross_sparse: the non-empty entries of sparse tables (width 0),
+    // ordered by key (group, table, left, right) for lookups in userspace.
+    std::vector<std::pair<classifier_sparse_key, uint32_t>> sparse;
     // Index = result id; [0] is unused (0 = no rule).
     std::vector<classifier_result> results;
     std::vector<ClassifierGroup> groups;

@@ -100,7 +100,15 @@ std::optional<ClassifierMatch> classify_tables(const CompiledClassifier& t, clas
     for (uint32_t g = 0; g < t.layout.groups && g < CLASSIFIER_GROUPS; ++g) {
         auto cross = [&](int table, uint32_t left, uint32_t right) -> uint32_t {
             const classifier_table_layout& l = t.layout.table[g][table];
-            if (!left || !right || right >= l.width) return 0;
+            if (!left || !right) return 0;
+            if (!l.width) {
+                const auto want = std::make_tuple(static_cast<uint8_t>(g), static_cast<uint8_t>(table), left, right);
+                auto it = std::lower_bound(t.sparse.begin(), t.sparse.end(), want, [](const auto& e, const auto& w) {
+                    return sparse_order(e.first) < w;
+                });
+                return it != t.sparse.end() && sparse_order(it->first) == want ? it->second : 0u;
+            }
+            if (right >= l.width) return 0;
             return t.cross.at(l.base - t.cross_first + left * l.width + right);
         };
         uint32_t x = cross(CLASSIFIER_T_SCOPE_APP, scope->group[g], dport.group[g]);

@@ -53,7 +53,8 @@ nlohmann::json classifier_groups_json(const CompiledClassifier& t) {
                                              {"destination", g.field_classes[2]},
                                              {"destination_port", g.field_classes[3]},
                                              {"source_port", g.field_classes[4]}}},
-                          {"cross_entries", g.cross_entries}});
+                          {"cross_entries", g.cross_entries},
+                          {"sparse_entries", g.sparse_entries}});
     return groups;
 }
 
@@ -131,6 +132,8 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
                                               {"groups", classifier_groups_json(t)},
                                               {"cross_entries", t.cross.size()},
                                               {"cross_capacity", CLASSIFIER_CROSS_PER_GEN},
+                                              {"sparse_entries", t.sparse.size()},
+                                              {"sparse_capacity", CLASSIFIER_SPARSE_PER_GEN},
                                               {"results", t.results.size() - 1}}}}
                    .dump(2)
             << "\n";
@@ -147,7 +150,9 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
             << plural(inspect_pattern_count(c.rulesets), "pattern", "patterns") << ")\n";
         out << path << ": compiled in " << format_ms(compile_ms) << "; classifier tables "
             << format_bytes(t.map_bytes) << " per generation (" << plural(t.rule_count, "rule", "rules") << ", "
-            << t.cross.size() << " of " << CLASSIFIER_CROSS_PER_GEN << " cross-product entries, "
+            << t.cross.size() << " of " << CLASSIFIER_CROSS_PER_GEN << " cross-product entries, ";
+        if (!t.sparse.empty()) out << t.sparse.size() << " of " << CLASSIFIER_SPARSE_PER_GEN << " sparse entries, ";
+        out
             << plural(t.results.size() - 1, "distinct outcome", "distinct outcomes");
         if (t.groups.size() > 1) out << "; " << t.groups.size() << " groups of rules by shape, each read per packet";
         out << ")\n";

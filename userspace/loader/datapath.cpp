@@ -129,7 +129,8 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
         return make_error("internal: config compiled for the active generation");
 
     // 1. The inactive generation: clear, then fill (classifier, then NAT).
-    for (const char* name : {"pol_scopes", "pol_src_v4", "pol_dst_v4", "pol_src_v6", "pol_dst_v6"}) {
+    for (const char* name :
+         {"pol_scopes", "pol_src_v4", "pol_dst_v4", "pol_src_v6", "pol_dst_v6", "pol_cross_sparse"}) {
         if (auto s = delete_generation(map_fd(name), name, gen); !s) return s;
     }
     if (auto s = write_entries(map_fd("pol_scopes"), "pol_scopes", t.scopes); !s) return s;
@@ -141,6 +142,7 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
     if (auto s = write_array(map_fd("pol_port_class"), "pol_port_class", port_base, t.port_class); !s) return s;
     if (auto s = write_array(map_fd("pol_sport_class"), "pol_sport_class", port_base, t.sport_class); !s) return s;
     if (auto s = write_array(map_fd("pol_cross"), "pol_cross", t.cross_first, t.cross); !s) return s;
+    if (auto s = write_entries(map_fd("pol_cross_sparse"), "pol_cross_sparse", t.sparse); !s) return s;
     if (auto s = write_array(map_fd("pol_results"), "pol_results", uint32_t(gen) * CLASSIFIER_MAX_RESULTS, t.results);
         !s)
         return s;
