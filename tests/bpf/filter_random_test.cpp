@@ -548,7 +548,7 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
     XdpRunner runner(main_fd);
 
     Totals t;
-    size_t mismatches = 0, printed = 0, yaml_printed = 0;
+    size_t mismatches = 0, verdict_mismatches = 0, printed = 0, yaml_printed = 0;
 
     for (int set = 0; set < kRuleSets; ++set) {
         if (only >= 0 && set != only) continue;
@@ -628,9 +628,11 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
                                       std::to_string(expect_delta.packets) + "/+" + std::to_string(expect_delta.bytes) + ");";
             }
 
-            if (want.drop != (verdict == XDP_DROP) || verdict == XDP_ABORTED)
+            if (want.drop != (verdict == XDP_DROP) || verdict == XDP_ABORTED) {
+                ++verdict_mismatches;
                 wrong.push_back("verdict " + xdp_verdict_name(verdict) + ", expected " +
                                 (want.drop ? "XDP_DROP" : "not dropped"));
+            }
             if (drop_delta != (want.drop ? 1u : 0u))
                 wrong.push_back("drop-filter +" + std::to_string(drop_delta) + ", expected +" + (want.drop ? "1" : "0"));
             if (!counter_errors.empty()) wrong.push_back("rule counters:" + counter_errors);
@@ -642,10 +644,12 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
                     ++printed;
                     std::string seen;
                     for (uint32_t slot : counted_seen) seen += " r" + std::to_string(slot);
+                    // The rules of the packet's filter it matches, in order.
                     std::string matching;
-                    for (uint32_t slot = 0; slot < n; ++slot)
-                        if (rule_matches(rs, rs.rule(slot), p))
-                            matching += " r" + std::to_string(slot) + "(" + action_name(rs.rule(slot).action) + ")";
+                    if (const int f = rs.bound[p.in]; f >= 0)
+                        for (uint32_t slot = rs.first_slot(f); slot < rs.first_slot(f + 1); ++slot)
+                            if (rule_matches(rs, rs.rule(slot), p))
+                                matching += " r" + std::to_string(slot) + "(" + action_name(rs.rule(slot).action) + ")";
                     std::string msg;
                     for (const auto& w : wrong) msg += (msg.empty() ? "" : "; ") + w;
                     ADD_FAILURE() << "seed " << seed << " rule set " << set << " (" << n << " rules, " << groups
@@ -653,7 +657,7 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
                                   << frame.size() << " bytes, filter "
                                   << (rs.bound[p.in] >= 0 ? "f" + std::to_string(rs.bound[p.in]) : std::string("none"))
                                   << "\n  reference: " << describe_outcome(rs, want)
-                                  << "\n  rules matching (all filters):" << (matching.empty() ? " none" : matching)
+                                  << "\n  its filter's rules matching:" << (matching.empty() ? " none" : matching)
                                   << "\n  datapath:  " << xdp_verdict_name(verdict) << ", counted:"
                                   << (seen.empty() ? " none" : seen) << "\n  wrong: " << msg
                                   << "\n  reproduce: SLUICE_FILTER_RANDOM_SEED=" << seed
@@ -705,7 +709,7 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
 
     std::ostringstream s;
     s << "filter-random: seed " << seed << ", " << t.rule_sets << " rule sets (" << t.rules << " rules), "
-      << t.packets << " packets, " << mismatches << " disagreements; drop " << t.drop << ", accept-by-rule "
+      << t.packets << " packets, " << mismatches << " disagreements (" << verdict_mismatches << " in the verdict); drop " << t.drop << ", accept-by-rule "
       << t.accept_by_rule << ", no decider " << t.no_decider << "; packets counted by 2+ rules " << t.counted_2plus
       << "; rule sets split into 2+ groups " << t.grouped << "\n"
       << "  aimed at rules (edges, just past them) " << t.aimed << "; no filter on the ingress " << t.unfiltered
