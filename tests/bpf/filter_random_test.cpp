@@ -211,9 +211,8 @@ public:
     explicit Generator(uint64_t seed) : FieldGenerator(seed) {}
 
     RuleSet rule_set(int rules, int filters) {
-        new_anchors();
         RuleSet rs;
-        rs.book = random_book();
+        rs.book = start_rule_set();
         rs.filters.resize(static_cast<size_t>(filters));
         // Rules per filter; now and then the second filter has none.
         std::vector<int> sizes = {rules};
@@ -485,13 +484,7 @@ constexpr int kPacketsPerRuleSet = 800;
 // rule set, in both generations (a rule set has at most 60 rules).
 constexpr uint32_t kSweptSlots = 256;
 
-class FilterRandom : public ::testing::Test {
-protected:
-    void SetUp() override {
-        if (auto reason = bpf_unavailable_reason()) GTEST_SKIP() << "skipped: " << *reason;
-        if (auto reason = datapath_unavailable_reason(); !reason.empty()) GTEST_SKIP() << "skipped: " << reason;
-    }
-};
+class FilterRandom : public RandomRulesTest {};
 
 struct Counter {
     uint64_t packets = 0, bytes = 0;
@@ -531,40 +524,24 @@ Result<std::vector<Counter>> sweep(int hits_fd) {
 }
 
 TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
-    const uint64_t seed = env_u64("SLUICE_FILTER_RANDOM_SEED", kDefaultSeed);
-    const char* only_env = std::getenv("SLUICE_FILTER_RANDOM_ONLY");
-    const int only = only_env && *only_env ? std::atoi(only_env) : -1;
-
-    auto created = DatapathEnv::open();
-    ASSERT_TRUE(created.ok()) << created.error().message;
-    DatapathEnv& env = *created.value();
-    const int main_fd = env.prog_fd(SLUICE_PROG_XDP_MAIN);
-    const int s4_fd = env.map_fd(SLUICE_MAP_SESSIONS_V4), s6_fd = env.map_fd(SLUICE_MAP_SESSIONS_V6);
-    const int hits_fd = env.map_fd(SLUICE_MAP_FILTER_HITS), stats_fd = env.map_fd(SLUICE_MAP_STATS);
-    const int cfg_fd = env.map_fd(SLUICE_MAP_RUNTIME_CONFIG);
-    for (int fd : {main_fd, s4_fd, s6_fd, hits_fd, stats_fd, cfg_fd}) ASSERT_GE(fd, 0);
-    const Mac lan_mac = env.ns().lan().mac, wan_mac = env.ns().wan().mac;
-    const uint32_t lan_if = env.ns().lan().ifindex, wan_if = env.ns().wan().ifindex;
-    XdpRunner runner(main_fd);
+    use_environment("FILTER_RANDOM", kDefaultSeed);
+    const int hits_fd = env_->map_fd(SLUICE_MAP_FILTER_HITS), stats_fd = env_->map_fd(SLUICE_MAP_STATS);
+    const int cfg_fd = env_->map_fd(SLUICE_MAP_RUNTIME_CONFIG);
+    for (int fd : {hits_fd, stats_fd, cfg_fd}) ASSERT_GE(fd, 0);
 
     Totals t;
-    size_t mismatches = 0, verdict_mismatches = 0, printed = 0, yaml_printed = 0;
+    size_t mismatches = 0, verdict_mismatches = 0, printed = 0;
 
     for (int set = 0; set < kRuleSets; ++set) {
-        if (only >= 0 && set != only) continue;
-        Generator gen(seed * 1000003u + static_cast<uint64_t>(set));
+        if (!selected(set)) continue;
+        Generator gen(set_seed(set));
         // Sizes: a few tiny sets, most mid-sized, some at 40-60 rules.
         const int size_class = gen.pick(0, 99);
         const int rules = size_class < 15 ? gen.pick(1, 5) : size_class < 60 ? gen.pick(6, 40) : gen.pick(40, 60);
         const RuleSet rs = gen.rule_set(rules, gen.chance(50) ? 2 : 1);
         const std::string yaml = render_yaml(rs);
         uint32_t groups = 0;
-        Status applied =
-            env.apply(yaml, set % 2 ? ClassifierGrouping::by_shape : ClassifierGrouping::when_needed, &groups);
-        ASSERT_TRUE(applied.ok()) << "seed " << seed << " rule set " << set << ": " << applied.error().message
-                                  << "\n" << yaml;
-        clear_map(s4_fd);
-        clear_map(s6_fd);
+        ASSERT_TRUE(apply_rule_set(set, yaml, &groups));
         auto generation = active_generation(cfg_fd);
         ASSERT_TRUE(generation.ok()) << generation.error().message;
         const uint32_t base = generation.value() * FILTER_MAX_RULES;
@@ -594,17 +571,14 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
             // Every packet opens a session (default permit): a tuple seen
             // before, in either direction, would meet the old one.
             if (used.count(tuple_id(p, false)) || used.count(tuple_id(p, true))) {
-                clear_map(s4_fd);
-                clear_map(s6_fd);
+                clear_flows();
                 used.clear();
             }
             used.insert(tuple_id(p, false));
 
             const Outcome want = reference(rs, p);
-            const Bytes frame = build_frame(p, lan_mac, wan_mac, static_cast<uint32_t>(i) * 7919u);
-            auto r = runner.run(frame, p.in == kUntrust ? wan_if : lan_if);
-            ASSERT_TRUE(r.ok()) << r.error().message;
-            const int verdict = r.value().retval;
+            const Bytes frame = frame_of(p, static_cast<uint32_t>(i) * 7919u);
+            const int verdict = run(frame, ingress_of(p)).retval;
 
             // What changed: the drop-filter counter and every rule counter.
             std::vector<std::string> wrong;
@@ -652,7 +626,7 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
                                 matching += " r" + std::to_string(slot) + "(" + action_name(rs.rule(slot).action) + ")";
                     std::string msg;
                     for (const auto& w : wrong) msg += (msg.empty() ? "" : "; ") + w;
-                    ADD_FAILURE() << "seed " << seed << " rule set " << set << " (" << n << " rules, " << groups
+                    ADD_FAILURE() << where(set) << " (" << n << " rules, " << groups
                                   << " group(s)) packet " << i << ": " << describe_packet(p) << ", "
                                   << frame.size() << " bytes, filter "
                                   << (rs.bound[p.in] >= 0 ? "f" + std::to_string(rs.bound[p.in]) : std::string("none"))
@@ -660,8 +634,7 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
                                   << "\n  its filter's rules matching:" << (matching.empty() ? " none" : matching)
                                   << "\n  datapath:  " << xdp_verdict_name(verdict) << ", counted:"
                                   << (seen.empty() ? " none" : seen) << "\n  wrong: " << msg
-                                  << "\n  reproduce: SLUICE_FILTER_RANDOM_SEED=" << seed
-                                  << " SLUICE_FILTER_RANDOM_ONLY=" << set;
+                                  << "\n  reproduce: " << reproduce(set);
                 }
             }
 
@@ -694,21 +667,17 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
             if (!(swept_after.value()[k] == swept_before.value()[k])) {
                 ++set_mismatches;
                 ++mismatches;
-                ADD_FAILURE() << "seed " << seed << " rule set " << set << ": filter_hits generation " << gen_of
+                ADD_FAILURE() << where(set) << ": filter_hits generation " << gen_of
                               << " slot " << slot << " changed (+"
                               << swept_after.value()[k].packets - swept_before.value()[k].packets
                               << " packets), but the rule set has " << n << " rules in generation " << base / FILTER_MAX_RULES;
             }
         }
-        if (set_mismatches && yaml_printed < 2) {
-            ++yaml_printed;
-            ADD_FAILURE() << "seed " << seed << " rule set " << set << ": " << set_mismatches << " of "
-                          << kPacketsPerRuleSet << " packets disagree; the rule set:\n" << yaml;
-        }
+        show_rule_set(set, set_mismatches, kPacketsPerRuleSet, yaml);
     }
 
     std::ostringstream s;
-    s << "filter-random: seed " << seed << ", " << t.rule_sets << " rule sets (" << t.rules << " rules), "
+    s << "filter-random: seed " << seed() << ", " << t.rule_sets << " rule sets (" << t.rules << " rules), "
       << t.packets << " packets, " << mismatches << " disagreements (" << verdict_mismatches << " in the verdict); drop " << t.drop << ", accept-by-rule "
       << t.accept_by_rule << ", no decider " << t.no_decider << "; packets counted by 2+ rules " << t.counted_2plus
       << "; rule sets split into 2+ groups " << t.grouped << "\n"
@@ -721,7 +690,7 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
     std::cout << s.str() << std::endl;
 
     EXPECT_EQ(mismatches, 0u);
-    if (only >= 0) return;  // one rule set: the minimums below are for the whole run
+    if (only_one()) return;  // one rule set: the minimums below are for the whole run
     EXPECT_GE(t.packets, 20000u);
     EXPECT_GE(t.grouped, static_cast<size_t>(kRuleSets / 4)) << "too few rule sets split into groups";
     const size_t floor = t.packets / 50;  // every outcome at least 2% of the packets

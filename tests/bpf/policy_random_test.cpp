@@ -39,7 +39,6 @@
 #include "flow_cache_reader.h"
 #include "random_rules.h"
 
-
 extern "C" {
 #include "map_names.h"
 #include "policy.h"
@@ -196,11 +195,9 @@ public:
     // ---- rule sets
 
     RuleSet rule_set(int rules, Action default_action) {
-        new_anchors();
-
         RuleSet rs;
+        rs.book = start_rule_set();
         rs.default_action = default_action;
-        rs.book = random_book();
         // Apps: random ones plus, often, the nested trio 1000-2000 / 1500-1600 / 1550.
         if (chance(60)) {
             uint8_t proto = chance(50) ? kTcp : kUdp;
@@ -469,14 +466,7 @@ constexpr uint64_t kDefaultSeed = 0x51c3'2026'0001ull;
 constexpr int kRuleSets = 32;
 constexpr int kPacketsPerRuleSet = 3500;
 
-class PolicyRandom : public ::testing::Test {
-protected:
-    void SetUp() override {
-        if (auto reason = bpf_unavailable_reason()) GTEST_SKIP() << "skipped: " << *reason;
-        if (auto reason = datapath_unavailable_reason(); !reason.empty()) GTEST_SKIP() << "skipped: " << reason;
-    }
-};
-
+class PolicyRandom : public RandomRulesTest {};
 
 uint16_t zone_id_of(int zones_fd, uint32_t ifindex, uint16_t vlan) {
     zone_key k{};
@@ -488,31 +478,17 @@ uint16_t zone_id_of(int zones_fd, uint32_t ifindex, uint16_t vlan) {
 }
 
 TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
-    const uint64_t seed = env_u64("SLUICE_POLICY_RANDOM_SEED", kDefaultSeed);
-    const char* only_env = std::getenv("SLUICE_POLICY_RANDOM_ONLY");
-    const int only = only_env && *only_env ? std::atoi(only_env) : -1;
-
-    auto created = DatapathEnv::open();
-    ASSERT_TRUE(created.ok()) << created.error().message;
-    DatapathEnv& env = *created.value();
-    const int main_fd = env.prog_fd(SLUICE_PROG_XDP_MAIN);
-    const int s4_fd = env.map_fd(SLUICE_MAP_SESSIONS_V4), s6_fd = env.map_fd(SLUICE_MAP_SESSIONS_V6);
-    const int fc_fd = env.map_fd(SLUICE_MAP_FLOW_CACHE), zones_fd = env.map_fd(SLUICE_MAP_ZONES);
-    ASSERT_GE(main_fd, 0);
-    ASSERT_GE(s4_fd, 0);
-    ASSERT_GE(s6_fd, 0);
-    ASSERT_GE(fc_fd, 0);
-    ASSERT_GE(zones_fd, 0);
-    const Mac lan_mac = env.ns().lan().mac, wan_mac = env.ns().wan().mac;
-    const uint32_t lan_if = env.ns().lan().ifindex, wan_if = env.ns().wan().ifindex;
-    XdpRunner runner(main_fd);
+    use_environment("POLICY_RANDOM", kDefaultSeed);
+    const int s4_fd = env_->map_fd(SLUICE_MAP_SESSIONS_V4), s6_fd = env_->map_fd(SLUICE_MAP_SESSIONS_V6);
+    const int fc_fd = env_->map_fd(SLUICE_MAP_FLOW_CACHE), zones_fd = env_->map_fd(SLUICE_MAP_ZONES);
+    for (int fd : {s4_fd, s6_fd, fc_fd, zones_fd}) ASSERT_GE(fd, 0);
 
     Totals t;
-    size_t mismatches = 0, printed = 0, yaml_printed = 0;
+    size_t mismatches = 0, printed = 0;
 
     for (int set = 0; set < kRuleSets; ++set) {
-        if (only >= 0 && set != only) continue;
-        Generator gen(seed * 1000003u + static_cast<uint64_t>(set));
+        if (!selected(set)) continue;
+        Generator gen(set_seed(set));
         // Sizes: a few tiny sets, most mid-sized, some near 300 rules.
         int size_class = gen.pick(0, 99);
         int rules = size_class < 15 ? gen.pick(1, 5) : size_class < 65 ? gen.pick(10, 100)
@@ -521,15 +497,9 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
         const RuleSet rs = gen.rule_set(rules, default_action);
         const std::string yaml = render_yaml(rs);
         uint32_t groups = 0;
-        Status applied =
-            env.apply(yaml, set % 2 ? ClassifierGrouping::by_shape : ClassifierGrouping::when_needed, &groups);
-        ASSERT_TRUE(applied.ok()) << "seed " << seed << " rule set " << set << ": " << applied.error().message
-                                  << "\n" << yaml;
-        clear_map(s4_fd);
-        clear_map(s6_fd);
-        clear_map(fc_fd);
-        uint16_t zone_ids[kZones] = {zone_id_of(zones_fd, lan_if, 0), zone_id_of(zones_fd, wan_if, 0),
-                                     zone_id_of(zones_fd, lan_if, kDmzVlan)};
+        ASSERT_TRUE(apply_rule_set(set, yaml, &groups));
+        uint16_t zone_ids[kZones] = {zone_id_of(zones_fd, lan_if(), 0), zone_id_of(zones_fd, wan_if(), 0),
+                                     zone_id_of(zones_fd, lan_if(), kDmzVlan)};
         ASSERT_NE(zone_ids[kTrust], 0) << "lan0 has no zone";
         ASSERT_NE(zone_ids[kUntrust], 0) << "wan0 has no zone";
         ASSERT_NE(zone_ids[kDmz], 0) << "lan0 vlan 100 has no zone";
@@ -558,10 +528,8 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
             const bool resolved = p.fam == Fam::v4 ? (p.dst == kLanHostA4 || p.dst == kWanHostA4)
                                                    : (p.dst == kLanHostA6 || p.dst == kWanHostA6);
 
-            auto r = runner.run(build_frame(p, lan_mac, wan_mac, static_cast<uint32_t>(i) * 7919u),
-                                p.in == kUntrust ? wan_if : lan_if);
-            ASSERT_TRUE(r.ok()) << r.error().message;
-            const int verdict = r.value().retval;
+            const XdpRunResult r = run(frame_of(p, static_cast<uint32_t>(i) * 7919u), ingress_of(p));
+            const int verdict = r.retval;
 
             std::optional<session_value> session;
             std::optional<FlowCacheEntry> cached;
@@ -612,12 +580,12 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
                 }
                 if (expected_action == Action::reject && verdict == XDP_TX) {
                     // The answer: RST for TCP, administratively prohibited otherwise.
-                    auto f = parse_frame(r.value().output);
+                    auto f = parse_frame(r.output);
                     bool ok = f && f->l4_present;
                     if (ok && p.proto == kTcp) ok = f->l4_proto == kTcp && (f->tcp_flags & tcp_flag::kRst);
                     else if (ok && p.fam == Fam::v4) ok = f->l4_proto == kIcmp && f->icmp_type == 3 && f->icmp_code == 13;
                     else if (ok) ok = f->l4_proto == kIcmpv6 && f->icmp_type == 1 && f->icmp_code == 1;
-                    if (!ok) wrong.push_back("reject answer is " + summarize_frame(r.value().output));
+                    if (!ok) wrong.push_back("reject answer is " + summarize_frame(r.output));
                 }
             }
 
@@ -638,7 +606,7 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
                     std::string all_matching;
                     for (size_t k = 0; k < rs.rules.size(); ++k)
                         if (rule_matches(rs, rs.rules[k], p)) all_matching += " r" + std::to_string(k);
-                    ADD_FAILURE() << "seed " << seed << " rule set " << set << " (" << rs.rules.size()
+                    ADD_FAILURE() << where(set) << " (" << rs.rules.size()
                                   << " rules) packet " << i << ": " << describe_packet(p)
                                   << "\n  reference: " << describe_winner(rs, winner)
                                   << " (rules matching:" << (all_matching.empty() ? " none" : all_matching) << ")"
@@ -648,8 +616,7 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
                                          for (const auto& w : wrong) s += (s.empty() ? "" : "; ") + w;
                                          return s;
                                      }()
-                                  << "\n  reproduce: SLUICE_POLICY_RANDOM_SEED=" << seed
-                                  << " SLUICE_POLICY_RANDOM_ONLY=" << set;
+                                  << "\n  reproduce: " << reproduce(set);
                 }
             }
 
@@ -671,15 +638,11 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
             else if (verdict == XDP_DROP) ++t.dropped;
             t.zone_pairs[p.in][out]++;
         }
-        if (set_mismatches && yaml_printed < 2) {
-            ++yaml_printed;
-            ADD_FAILURE() << "seed " << seed << " rule set " << set << ": " << set_mismatches << " of "
-                          << kPacketsPerRuleSet << " packets disagree; the rule set:\n" << yaml;
-        }
+        show_rule_set(set, set_mismatches, kPacketsPerRuleSet, yaml);
     }
 
     std::ostringstream s;
-    s << "policy-random: seed " << seed << ", " << t.rule_sets << " rule sets (" << t.rules << " rules), "
+    s << "policy-random: seed " << seed() << ", " << t.rule_sets << " rule sets (" << t.rules << " rules), "
       << t.packets << " packets, " << mismatches << " disagreements\n"
       << "  rule sets classified through 2 or more groups: " << t.grouped << "\n"
       << "  winners: permit rule " << t.rule_hits[0] << ", deny rule " << t.rule_hits[1] << ", reject rule "
@@ -696,7 +659,7 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
     std::cout << s.str() << std::endl;
 
     EXPECT_EQ(mismatches, 0u);
-    if (only >= 0) return;  // one rule set: the minimums below are for the whole run
+    if (only_one()) return;  // one rule set: the minimums below are for the whole run
     EXPECT_GE(t.packets, 100000u);
     EXPECT_GE(t.grouped, static_cast<size_t>(kRuleSets / 4)) << "too few rule sets split into groups";
     const size_t floor = t.packets / 50;  // every outcome at least 2% of the packets

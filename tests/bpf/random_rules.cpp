@@ -9,6 +9,10 @@
 
 #include "netns_fixture.h"
 
+extern "C" {
+#include "map_names.h"
+}
+
 namespace sluice::test::random_rules {
 
 // ------------------------------------------------------------ addresses
@@ -298,7 +302,7 @@ uint64_t env_u64(const char* name, uint64_t fallback) {
 
 // ------------------------------------------------------------ generation
 
-void FieldGenerator::new_anchors() {
+AddressBook FieldGenerator::start_rule_set() {
     anchors4_ = {kLanHostA4, kWanHostA4};
     anchors6_ = {kLanHostA6, kWanHostA6};
     for (int i = 0; i < 4; ++i) {
@@ -311,6 +315,14 @@ void FieldGenerator::new_anchors() {
     }
     port_anchors_ = {1, 22, 53, 80, 443, 1000, 1500, 1550, 2000, 8080, 65535};
     for (int i = 0; i < 4; ++i) port_anchors_.push_back(static_cast<uint16_t>(pick(1, 65535)));
+
+    AddressBook book;
+    for (int i = pick(2, 10); i > 0; --i) {
+        std::vector<AddrItem> entry;
+        for (int j = pick(1, 4); j > 0; --j) entry.push_back(inline_item(random_prefix(chance(55) ? Fam::v4 : Fam::v6)));
+        book.push_back(entry);
+    }
+    return book;
 }
 
 Addr FieldGenerator::random_in(Fam f, const Prefix& p, bool low_bits_only) {
@@ -349,16 +361,6 @@ AddrItem FieldGenerator::inline_item(const Prefix& p) {
     item.prefix = p;
     item.bare = p.len == family_bits(p.fam) && chance(50);
     return item;
-}
-
-AddressBook FieldGenerator::random_book() {
-    AddressBook book;
-    for (int i = pick(2, 10); i > 0; --i) {
-        std::vector<AddrItem> entry;
-        for (int j = pick(1, 4); j > 0; --j) entry.push_back(inline_item(random_prefix(chance(55) ? Fam::v4 : Fam::v6)));
-        book.push_back(entry);
-    }
-    return book;
 }
 
 Style FieldGenerator::match_style() {
@@ -449,6 +451,43 @@ void FieldGenerator::random_l4(Packet& p) {
     else if (r < 85) set_l4(p, icmp, p.fam == Fam::v4 ? 8 : 128);
     else if (r < 93) set_l4(p, icmp, p.fam == Fam::v4 ? (chance(50) ? 0 : 13) : (chance(50) ? 129 : 200));
     else set_l4(p, kGre, 0);
+}
+
+// ------------------------------------------------------------ the test frame
+
+void RandomRulesTest::use_environment(const std::string& name, uint64_t default_seed) {
+    name_ = name;
+    seed_ = env_u64(("SLUICE_" + name + "_SEED").c_str(), default_seed);
+    const char* only = std::getenv(("SLUICE_" + name + "_ONLY").c_str());
+    only_ = only && *only ? std::atoi(only) : -1;
+}
+
+std::string RandomRulesTest::where(int set) const {
+    return "seed " + std::to_string(seed_) + " rule set " + std::to_string(set);
+}
+
+std::string RandomRulesTest::reproduce(int set) const {
+    return "SLUICE_" + name_ + "_SEED=" + std::to_string(seed_) + " SLUICE_" + name_ + "_ONLY=" + std::to_string(set);
+}
+
+::testing::AssertionResult RandomRulesTest::apply_rule_set(int set, const std::string& yaml, uint32_t* groups) {
+    Status applied =
+        env_->apply(yaml, set % 2 ? ClassifierGrouping::by_shape : ClassifierGrouping::when_needed, groups);
+    if (!applied) return ::testing::AssertionFailure() << where(set) << ": " << applied.error().message << "\n" << yaml;
+    clear_flows();
+    return ::testing::AssertionSuccess();
+}
+
+void RandomRulesTest::clear_flows() {
+    for (const char* map : {SLUICE_MAP_SESSIONS_V4, SLUICE_MAP_SESSIONS_V6, SLUICE_MAP_FLOW_CACHE})
+        clear_map(env_->map_fd(map));
+}
+
+void RandomRulesTest::show_rule_set(int set, size_t disagreements, size_t packets, const std::string& yaml) {
+    if (!disagreements || shown_ >= 2) return;
+    ++shown_;
+    ADD_FAILURE() << where(set) << ": " << disagreements << " disagreements in " << packets << " packets; the rule set:\n"
+                  << yaml;
 }
 
 }  // namespace sluice::test::random_rules

@@ -6,7 +6,8 @@
 // anchor ports, addresses and ports at and next to their edges.
 //
 // Everything stays inside 198.18.0.0/15 and 2001:2::/48, the namespace of
-// tests/support/netns_fixture.h.
+// tests/support/netns_fixture.h. RandomRulesTest, at the end, is the frame of
+// such a test: seed, rule sets applied as reloads of one datapath, packets.
 #pragma once
 
 #include <array>
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "datapath_env.h"
 #include "packet_builder.h"
 
 namespace sluice::test::random_rules {
@@ -164,9 +166,10 @@ public:
         return v[static_cast<size_t>(pick(0, static_cast<int>(v.size()) - 1))];
     }
 
-    // New anchors for a rule set: the hosts with neighbours, a few random
-    // addresses of the subnets and of the universe, and the anchor ports.
-    void new_anchors();
+    // Starts a rule set: new anchors (the hosts with neighbours, a few random
+    // addresses of the subnets and of the universe, anchor ports), and the
+    // rule set's address book of 2..10 entries of 1..4 prefixes.
+    AddressBook start_rule_set();
 
     Addr random_in(Fam f, const Prefix& p, bool low_bits_only = false);
     // An address of p: its first or last, next to them, or anywhere in it.
@@ -175,8 +178,6 @@ public:
     Addr next_to(const Prefix& p);
     Prefix random_prefix(Fam f);
     AddrItem inline_item(const Prefix& p);
-    // An address book of 2..10 entries of 1..4 prefixes, families mixed.
-    AddressBook random_book();
     // A field's style and items (inline prefixes or address-book entries).
     Style match_style();
     AddrMatch random_match(const AddressBook& book);
@@ -200,6 +201,44 @@ protected:
     std::mt19937_64 rng_;
     std::vector<Addr> anchors4_, anchors6_;
     std::vector<uint16_t> port_anchors_;
+};
+
+// ------------------------------------------------------------ the test frame
+
+// Rule sets generated from one seed, each applied to one datapath the way
+// `sluice reload` does and checked with packets. The seed, and the one rule
+// set to run when reproducing a failure, come from SLUICE_<NAME>_SEED and
+// SLUICE_<NAME>_ONLY. Skips like every DatapathTest.
+class RandomRulesTest : public DatapathTest {
+protected:
+    void use_environment(const std::string& name, uint64_t default_seed);
+    uint64_t seed() const { return seed_; }
+    // Whether one rule set alone runs (the run's minimums do not apply).
+    bool only_one() const { return only_ >= 0; }
+    bool selected(int set) const { return only_ < 0 || set == only_; }
+    // The generator's seed for rule set `set`.
+    uint64_t set_seed(int set) const { return seed_ * 1000003u + static_cast<uint64_t>(set); }
+    // "seed S rule set N", and the environment that runs that rule set alone.
+    std::string where(int set) const;
+    std::string reproduce(int set) const;
+
+    // Applies rule set `set`: odd ones with their rules split into groups by
+    // shape (maps/policy.h), so that the merge of several groups' results is
+    // checked as well as the single group used whenever the rules fit in one.
+    // Then no session or flow-cache entry is left. *groups: groups in use.
+    ::testing::AssertionResult apply_rule_set(int set, const std::string& yaml, uint32_t* groups);
+    void clear_flows();
+
+    Bytes frame_of(const Packet& p, uint32_t seq) const { return build_frame(p, lan_mac(), wan_mac(), seq); }
+    uint32_t ingress_of(const Packet& p) const { return p.in == kUntrust ? wan_if() : lan_if(); }
+    // The YAML of a rule set some packets disagree on (of the first two such sets).
+    void show_rule_set(int set, size_t disagreements, size_t packets, const std::string& yaml);
+
+private:
+    std::string name_;
+    uint64_t seed_ = 0;
+    int only_ = -1;
+    int shown_ = 0;
 };
 
 }  // namespace sluice::test::random_rules
