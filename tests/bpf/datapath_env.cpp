@@ -73,12 +73,12 @@ struct DatapathEnv::Impl {
 
 std::string datapath_unavailable_reason() { return {}; }
 
-Result<std::unique_ptr<DatapathEnv>> DatapathEnv::open() {
+Result<std::unique_ptr<DatapathEnv>> DatapathEnv::create(const std::string& yaml) {
     std::unique_ptr<DatapathEnv> env(new DatapathEnv());
     auto ns = NetnsFixture::create();
     if (!ns) return make_error("namespace: " + ns.error().message);
     env->ns_ = std::move(ns.value());
-    // The configs bind lan0.100. The loader keys tagged ingress by (lan0, vid)
+    // The config binds lan0.100. The loader keys tagged ingress by (lan0, vid)
     // and needs the VLAN device only for egress through it, so a kernel
     // without 802.1Q devices (this VM's) still runs every test.
     (void)env->ns_->add_vlan("lan0", 100);
@@ -88,13 +88,7 @@ Result<std::unique_ptr<DatapathEnv>> DatapathEnv::open() {
     if (!datapath) return make_error("Datapath::open: " + datapath.error().message);
     env->impl_ = std::make_unique<Impl>();
     env->impl_->datapath = std::move(datapath.value());
-    return env;
-}
-
-Result<std::unique_ptr<DatapathEnv>> DatapathEnv::create(const std::string& yaml) {
-    auto env = open();
-    if (!env) return env;
-    if (Status s = env.value()->apply(yaml); !s) return make_error(s.error().message);
+    if (Status s = env->apply(yaml); !s) return make_error(s.error().message);
     return env;
 }
 
@@ -131,8 +125,6 @@ std::string datapath_unavailable_reason() {
 Result<std::unique_ptr<DatapathEnv>> DatapathEnv::create(const std::string&) {
     return make_error(datapath_unavailable_reason());
 }
-
-Result<std::unique_ptr<DatapathEnv>> DatapathEnv::open() { return make_error(datapath_unavailable_reason()); }
 
 Status DatapathEnv::apply(const std::string&, ClassifierGrouping, uint32_t*) {
     return make_error(datapath_unavailable_reason());

@@ -39,8 +39,6 @@ class DatapathEnv {
 public:
     // Creates the namespace (with lan0.100), loads and applies `yaml`.
     static Result<std::unique_ptr<DatapathEnv>> create(const std::string& yaml);
-    // The same, without a config yet: apply() gives it one.
-    static Result<std::unique_ptr<DatapathEnv>> open();
     ~DatapathEnv();
 
     // Parses, compiles (for the inactive generation, with `grouping`) and

@@ -35,8 +35,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
-#include <map>
-#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -97,9 +95,11 @@ struct RuleSet {
 
 // ---------------------------------------------------------- the reference
 
-// config.md, filters: a protocol is matched by its number (icmp = 1, every
-// message type; icmpv6 = 58); ports only for tcp/udp (the config refuses
-// them elsewhere), none listed = every port.
+// A rule's fields all match (`any` or left out: every value). A protocol is
+// matched by its number: in a filter `icmp` is every ICMP message (protocol 1;
+// ICMPv6 is protocol 58, `icmpv6`), unlike an application's echo-only `icmp`.
+// Ports only for tcp/udp (the config refuses them elsewhere), none listed =
+// every port.
 bool rule_matches(const RuleSet& rs, const FilterRule& r, const Packet& p) {
     if (!addresses_match(rs.book, r.src, p.fam, p.src)) return false;
     if (!addresses_match(rs.book, r.dst, p.fam, p.dst)) return false;
@@ -156,22 +156,11 @@ bool shapes_meet(const RuleSet& rs, const Packet& p) {
 
 // ---------------------------------------------------------------- rendering
 
-std::string proto_text(uint8_t proto, bool as_number) {
-    if (as_number) return std::to_string(proto);
-    switch (proto) {
-    case kTcp: return "tcp";
-    case kUdp: return "udp";
-    case kIcmp: return "icmp";
-    case kIcmpv6: return "icmpv6";
-    default: return std::to_string(proto);
-    }
-}
-
 std::string render_yaml(const RuleSet& rs) {
     std::ostringstream y;
     std::array<std::string, kZones> binding;
-    for (int z = 0; z < kZones; ++z)
-        if (rs.bound[static_cast<size_t>(z)] >= 0) binding[static_cast<size_t>(z)] = ", filter: f" + std::to_string(rs.bound[static_cast<size_t>(z)]);
+    for (size_t z = 0; z < binding.size(); ++z)
+        if (rs.bound[z] >= 0) binding[z] = ", filter: f" + std::to_string(rs.bound[z]);
     render_interfaces(y, binding);
     render_address_book(y, rs.book);
     y << "default-action: permit\n"
@@ -184,7 +173,9 @@ std::string render_yaml(const RuleSet& rs) {
             render_addr_field(y, "      ", "source", r.src);
             render_addr_field(y, "      ", "destination", r.dst);
             // The protocol by name or, now and then, by number (rule slot 7, 17, ...).
-            if (r.proto) y << "      protocol: " << proto_text(*r.proto, slot % 10 == 7) << "\n";
+            if (r.proto)
+                y << "      protocol: " << (slot % 10 == 7 ? std::to_string(*r.proto) : protocol_text(*r.proto))
+                  << "\n";
             if (!r.sports.empty()) y << "      source-port: " << port_set_text(r.sports) << "\n";
             if (!r.dports.empty()) y << "      destination-port: " << port_set_text(r.dports) << "\n";
             y << "      action: " << action_name(r.action) << "\n";
@@ -196,8 +187,9 @@ std::string render_yaml(const RuleSet& rs) {
 
 std::string describe_outcome(const RuleSet& rs, const Outcome& o) {
     if (!o.filtered) return "no filter on this ingress: accepted, nothing counted";
-    std::string s = o.decider ? "r" + std::to_string(*o.decider) + " (" + action_name(rs.rule(*o.decider).action) + ") decides"
-                              : "no rule decides: accepted";
+    std::string s =
+        o.decider ? "r" + std::to_string(*o.decider) + " (" + action_name(rs.rule(*o.decider).action) + ") decides"
+                  : "no rule decides: accepted";
     s += ", counted:";
     for (uint32_t slot : o.counted) s += " r" + std::to_string(slot);
     if (o.counted.empty()) s += " none";
@@ -220,10 +212,10 @@ public:
             int first = rules == 1 || chance(10) ? rules : pick(1, rules - 1);
             sizes = {first, rules - first};
         }
-        for (int f = 0; f < filters; ++f) fill_filter(rs, rs.filters[static_cast<size_t>(f)], sizes[static_cast<size_t>(f)]);
+        for (size_t f = 0; f < rs.filters.size(); ++f) fill_filter(rs, rs.filters[f], sizes[f]);
         // Bindings: every ingress point mostly has a filter; at least one does.
         do {
-            for (int z = 0; z < kZones; ++z) rs.bound[static_cast<size_t>(z)] = chance(12) ? -1 : pick(0, filters - 1);
+            for (int& f : rs.bound) f = chance(12) ? -1 : pick(0, filters - 1);
         } while (std::all_of(rs.bound.begin(), rs.bound.end(), [](int f) { return f < 0; }));
         return rs;
     }
@@ -349,14 +341,12 @@ private:
     // address of a subnet, or of the universe.
     Addr random_destination(Fam f) {
         int r = pick(0, 99);
-        if (r < 25) return f == Fam::v4 ? (chance(50) ? kLanHostA4 : kWanHostA4) : (chance(50) ? kLanHostA6 : kWanHostA6);
+        if (r < 25) {
+            const bool lan = chance(50);
+            return f == Fam::v4 ? (lan ? kLanHostA4 : kWanHostA4) : (lan ? kLanHostA6 : kWanHostA6);
+        }
         if (r < 60) return random_in(f, subnet(f, chance(50) ? kTrust : kUntrust), f == Fam::v6 && chance(60));
         return random_in(f, universe(f), f == Fam::v6 && chance(50));
-    }
-
-    // An address of one of the prefixes, or `fallback` if there are none.
-    Addr address_among(const std::vector<Prefix>& prefixes, const Addr& fallback) {
-        return prefixes.empty() ? fallback : address_in(one_of(prefixes));
     }
 
     // Protocol and ports the rule matches, often at a range's edge.
@@ -393,9 +383,10 @@ private:
             if (src_ok && dst_ok && proto_ok) fams.push_back(f);
         }
         p.fam = fams.empty() ? (chance(50) ? Fam::v4 : Fam::v6) : one_of(fams);
-        p.src = r.src.is_any() ? random_source(p.fam) : address_among(prefixes_of(rs.book, r.src, p.fam), random_source(p.fam));
-        p.dst = r.dst.is_any() ? random_destination(p.fam)
-                               : address_among(prefixes_of(rs.book, r.dst, p.fam), random_destination(p.fam));
+        const std::vector<Prefix> src = r.src.is_any() ? std::vector<Prefix>{} : prefixes_of(rs.book, r.src, p.fam);
+        const std::vector<Prefix> dst = r.dst.is_any() ? std::vector<Prefix>{} : prefixes_of(rs.book, r.dst, p.fam);
+        p.src = src.empty() ? random_source(p.fam) : address_in(one_of(src));
+        p.dst = dst.empty() ? random_destination(p.fam) : address_in(one_of(dst));
         l4_for(r, p);
         return p;
     }
@@ -426,7 +417,7 @@ private:
                     }
             if (ranges.empty()) return;
             const PortRange& r = one_of(ranges);
-            (source ? p.sport : p.dport) = chance(50) ? static_cast<uint16_t>(r.lo - 1) : static_cast<uint16_t>(r.hi + 1);
+            (source ? p.sport : p.dport) = static_cast<uint16_t>(chance(50) ? r.lo - 1 : r.hi + 1);
             return;
         }
         case 4:  // the other transport, or another protocol number
@@ -568,8 +559,8 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
         for (int i = 0; i < kPacketsPerRuleSet; ++i) {
             bool aimed = false;
             const Packet p = gen.packet(rs, aimed);
-            // Every packet opens a session (default permit): a tuple seen
-            // before, in either direction, would meet the old one.
+            // A packet the filter accepts opens a session (default permit): a
+            // tuple seen before, in either direction, would meet the old one.
             if (used.count(tuple_id(p, false)) || used.count(tuple_id(p, true))) {
                 clear_flows();
                 used.clear();
@@ -597,9 +588,10 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
                 const Counter expect_delta = expected ? Counter{1, frame.size()} : Counter{};
                 if (delta.packets) counted_seen.push_back(slot);
                 if (!(delta == expect_delta))
-                    counter_errors += " r" + std::to_string(slot) + " +" + std::to_string(delta.packets) + " packets +" +
-                                      std::to_string(delta.bytes) + " bytes (expected +" +
-                                      std::to_string(expect_delta.packets) + "/+" + std::to_string(expect_delta.bytes) + ");";
+                    counter_errors += " r" + std::to_string(slot) + " +" + std::to_string(delta.packets) +
+                                      " packets +" + std::to_string(delta.bytes) + " bytes (expected +" +
+                                      std::to_string(expect_delta.packets) + "/+" +
+                                      std::to_string(expect_delta.bytes) + ");";
             }
 
             if (want.drop != (verdict == XDP_DROP) || verdict == XDP_ABORTED) {
@@ -608,7 +600,8 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
                                 (want.drop ? "XDP_DROP" : "not dropped"));
             }
             if (drop_delta != (want.drop ? 1u : 0u))
-                wrong.push_back("drop-filter +" + std::to_string(drop_delta) + ", expected +" + (want.drop ? "1" : "0"));
+                wrong.push_back("drop-filter +" + std::to_string(drop_delta) + ", expected +" +
+                                (want.drop ? "1" : "0"));
             if (!counter_errors.empty()) wrong.push_back("rule counters:" + counter_errors);
 
             if (!wrong.empty()) {
@@ -667,10 +660,10 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
             if (!(swept_after.value()[k] == swept_before.value()[k])) {
                 ++set_mismatches;
                 ++mismatches;
-                ADD_FAILURE() << where(set) << ": filter_hits generation " << gen_of
-                              << " slot " << slot << " changed (+"
-                              << swept_after.value()[k].packets - swept_before.value()[k].packets
-                              << " packets), but the rule set has " << n << " rules in generation " << base / FILTER_MAX_RULES;
+                ADD_FAILURE() << where(set) << ": filter_hits generation " << gen_of << " slot " << slot
+                              << " changed (+" << swept_after.value()[k].packets - swept_before.value()[k].packets
+                              << " packets), but the rule set has " << n << " rules in generation "
+                              << base / FILTER_MAX_RULES;
             }
         }
         show_rule_set(set, set_mismatches, kPacketsPerRuleSet, yaml);
@@ -678,9 +671,10 @@ TEST_F(FilterRandom, VerdictAndCountersMatchLinearScan) {
 
     std::ostringstream s;
     s << "filter-random: seed " << seed() << ", " << t.rule_sets << " rule sets (" << t.rules << " rules), "
-      << t.packets << " packets, " << mismatches << " disagreements (" << verdict_mismatches << " in the verdict); drop " << t.drop << ", accept-by-rule "
-      << t.accept_by_rule << ", no decider " << t.no_decider << "; packets counted by 2+ rules " << t.counted_2plus
-      << "; rule sets split into 2+ groups " << t.grouped << "\n"
+      << t.packets << " packets, " << mismatches << " disagreements (" << verdict_mismatches
+      << " in the verdict); drop " << t.drop << ", accept-by-rule " << t.accept_by_rule << ", no decider "
+      << t.no_decider << "; packets counted by 2+ rules " << t.counted_2plus << "; rule sets split into 2+ groups "
+      << t.grouped << "\n"
       << "  aimed at rules (edges, just past them) " << t.aimed << "; no filter on the ingress " << t.unfiltered
       << "; counted without a decider " << t.counted_only << "; packets of split sets that rules of 2+ shapes match "
       << t.shapes_meet << "\n"

@@ -136,16 +136,6 @@ Matches all_matches(const RuleSet& rs, const Packet& p) {
 
 // ---------------------------------------------------------------- rendering
 
-const char* proto_text(uint8_t proto) {
-    switch (proto) {
-    case kTcp: return "tcp";
-    case kUdp: return "udp";
-    case kIcmp: return "icmp";
-    case kIcmpv6: return "icmpv6";
-    default: return "?";
-    }
-}
-
 std::string render_yaml(const RuleSet& rs) {
     std::ostringstream y;
     render_interfaces(y);
@@ -153,7 +143,7 @@ std::string render_yaml(const RuleSet& rs) {
     y << "applications:\n";
     for (size_t i = 0; i < rs.apps.size(); ++i) {
         const App& a = rs.apps[i];
-        y << "  app" << i << ": { protocol: " << proto_text(a.proto);
+        y << "  app" << i << ": { protocol: " << protocol_text(a.proto);
         if (!a.ports.empty()) y << ", destination-port: " << port_set_text(a.ports);
         y << " }\n";
     }

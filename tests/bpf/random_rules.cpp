@@ -130,6 +130,16 @@ bool usable_source(Fam f, const Addr& src) {
     return true;
 }
 
+std::string protocol_text(uint8_t proto) {
+    switch (proto) {
+    case kTcp: return "tcp";
+    case kUdp: return "udp";
+    case kIcmp: return "icmp";
+    case kIcmpv6: return "icmpv6";
+    default: return std::to_string(proto);
+    }
+}
+
 bool in_any(const std::vector<PortRange>& ranges, uint16_t port) {
     for (const PortRange& r : ranges)
         if (r.contains(port)) return true;
@@ -213,7 +223,8 @@ void render_address_book(std::ostringstream& y, const AddressBook& book) {
     y << "address-book:\n";
     for (size_t i = 0; i < book.size(); ++i) {
         y << "  ab" << i << ": [";
-        for (size_t j = 0; j < book[i].size(); ++j) y << (j ? ", " : "") << prefix_text(book[i][j].prefix, book[i][j].bare);
+        for (size_t j = 0; j < book[i].size(); ++j)
+            y << (j ? ", " : "") << prefix_text(book[i][j].prefix, book[i][j].bare);
         y << "]\n";
     }
 }
@@ -319,7 +330,8 @@ AddressBook FieldGenerator::start_rule_set() {
     AddressBook book;
     for (int i = pick(2, 10); i > 0; --i) {
         std::vector<AddrItem> entry;
-        for (int j = pick(1, 4); j > 0; --j) entry.push_back(inline_item(random_prefix(chance(55) ? Fam::v4 : Fam::v6)));
+        for (int j = pick(1, 4); j > 0; --j)
+            entry.push_back(inline_item(random_prefix(chance(55) ? Fam::v4 : Fam::v6)));
         book.push_back(entry);
     }
     return book;
@@ -486,8 +498,8 @@ void RandomRulesTest::clear_flows() {
 void RandomRulesTest::show_rule_set(int set, size_t disagreements, size_t packets, const std::string& yaml) {
     if (!disagreements || shown_ >= 2) return;
     ++shown_;
-    ADD_FAILURE() << where(set) << ": " << disagreements << " disagreements in " << packets << " packets; the rule set:\n"
-                  << yaml;
+    ADD_FAILURE() << where(set) << ": " << disagreements << " disagreements in " << packets
+                  << " packets; the rule set:\n" << yaml;
 }
 
 }  // namespace sluice::test::random_rules

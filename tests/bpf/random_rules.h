@@ -82,6 +82,8 @@ struct PortRange {
 bool in_any(const std::vector<PortRange>& ranges, uint16_t port);
 
 constexpr uint8_t kTcp = 6, kUdp = 17, kIcmp = 1, kIcmpv6 = 58, kGre = 47;
+// tcp, udp, icmp, icmpv6, or the number.
+std::string protocol_text(uint8_t proto);
 
 // ------------------------------------------------------------ address fields
 
