@@ -27,7 +27,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -646,12 +645,7 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
       << t.tx << ", drop " << t.dropped << "\n  zone pairs:";
     for (int a = 0; a < kZones; ++a)
         for (int b = 0; b < 2; ++b) s << " " << kZoneNames[a] << "->" << kZoneNames[b] << " " << t.zone_pairs[a][b];
-    std::cout << s.str() << std::endl;
-
-    EXPECT_EQ(mismatches, 0u);
-    if (only_one()) return;  // one rule set: the minimums below are for the whole run
-    EXPECT_GE(t.packets, 100000u);
-    EXPECT_GE(t.grouped, static_cast<size_t>(kRuleSets / 4)) << "too few rule sets split into groups";
+    if (!check_run(s.str(), mismatches, t.packets, 100000, t.grouped, kRuleSets)) return;
     const size_t floor = t.packets / 50;  // every outcome at least 2% of the packets
     for (int a = 0; a < 3; ++a) {
         EXPECT_GE(t.rule_hits[a], floor) << action_name(static_cast<Action>(a)) << " rules won too rarely";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <iostream>
 #include <stdexcept>
 
 #include "netns_fixture.h"
@@ -500,6 +501,16 @@ void RandomRulesTest::show_rule_set(int set, size_t disagreements, size_t packet
     ++shown_;
     ADD_FAILURE() << where(set) << ": " << disagreements << " disagreements in " << packets
                   << " packets; the rule set:\n" << yaml;
+}
+
+bool RandomRulesTest::check_run(const std::string& summary, size_t disagreements, size_t packets,
+                                size_t min_packets, size_t grouped_sets, int rule_sets) {
+    std::cout << summary << std::endl;
+    EXPECT_EQ(disagreements, 0u);
+    if (only_one()) return false;
+    EXPECT_GE(packets, min_packets);
+    EXPECT_GE(grouped_sets, static_cast<size_t>(rule_sets / 4)) << "too few rule sets split into groups";
+    return true;
 }
 
 }  // namespace sluice::test::random_rules

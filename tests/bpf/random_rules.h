@@ -235,6 +235,12 @@ protected:
     uint32_t ingress_of(const Packet& p) const { return p.in == kUntrust ? wan_if() : lan_if(); }
     // The YAML of a rule set some packets disagree on (of the first two such sets).
     void show_rule_set(int set, size_t disagreements, size_t packets, const std::string& yaml);
+    // Prints the run's summary and checks what every such run must show: no
+    // disagreement and, unless one rule set ran alone, at least `min_packets`
+    // packets and a quarter of the rule sets split into groups. Whether the
+    // whole run ran (so that the test's own minimums apply).
+    bool check_run(const std::string& summary, size_t disagreements, size_t packets, size_t min_packets,
+                   size_t grouped_sets, int rule_sets);
 
 private:
     std::string name_;
