@@ -27,7 +27,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
