@@ -83,26 +83,31 @@ Result<std::unique_ptr<DatapathEnv>> DatapathEnv::create(const std::string& yaml
     // without 802.1Q devices (this VM's) still runs every test.
     (void)env->ns_->add_vlan("lan0", 100);
 
+    DatapathOptions options;  // empty pin directory: nothing pinned
+    auto datapath = Datapath::open(options);
+    if (!datapath) return make_error("Datapath::open: " + datapath.error().message);
+    env->impl_ = std::make_unique<Impl>();
+    env->impl_->datapath = std::move(datapath.value());
+    if (Status s = env->apply(yaml); !s) return make_error(s.error().message);
+    return env;
+}
+
+Status DatapathEnv::apply(const std::string& yaml, ClassifierGrouping grouping, uint32_t* groups) {
     auto parsed = config::parse_config(yaml, "bpf-test.yaml");
     if (!parsed.ok()) {
         std::string msg = "test config rejected:";
         for (const auto& d : parsed.diagnostics) msg += "\n  " + config::format_diagnostic(d);
         return make_error(msg);
     }
-    DatapathOptions options;  // empty pin directory: nothing pinned
-    auto datapath = Datapath::open(options);
-    if (!datapath) return make_error("Datapath::open: " + datapath.error().message);
-    env->impl_ = std::make_unique<Impl>();
-    env->impl_->datapath = std::move(datapath.value());
-    Datapath& dp = *env->impl_->datapath;
-
-    auto compiled = compiler::compile(*parsed.config, dp.inactive_generation());
+    Datapath& dp = *impl_->datapath;
+    auto compiled = compiler::compile(*parsed.config, dp.inactive_generation(), grouping);
     if (!compiled) return make_error("compile: " + compiled.error().message);
+    if (groups) *groups = compiled.value().tables.layout.groups;
     auto interfaces = Datapath::resolve(compiled.value());
     if (!interfaces) return make_error("Datapath::resolve: " + interfaces.error().message);
     if (Status s = dp.apply(compiled.value(), interfaces.value()); !s)
         return make_error("Datapath::apply: " + s.error().message);
-    return env;
+    return {};
 }
 
 int DatapathEnv::prog_fd(const std::string& name) const { return impl_->datapath->prog_fd(name); }
@@ -118,6 +123,10 @@ std::string datapath_unavailable_reason() {
 }
 
 Result<std::unique_ptr<DatapathEnv>> DatapathEnv::create(const std::string&) {
+    return make_error(datapath_unavailable_reason());
+}
+
+Status DatapathEnv::apply(const std::string&, ClassifierGrouping, uint32_t*) {
     return make_error(datapath_unavailable_reason());
 }
 

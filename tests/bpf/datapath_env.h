@@ -22,6 +22,14 @@
 #include "packet_builder.h"
 #include "xdp_runner.h"
 
+#if __has_include("compiler/compiled_config.h")
+#include "compiler/compiled_config.h"
+#else
+namespace sluice {
+enum class ClassifierGrouping { when_needed, by_shape };
+}
+#endif
+
 namespace sluice::test {
 
 // The policy every BPF test runs against (addresses: benchmarking ranges only).
@@ -32,6 +40,12 @@ public:
     // Creates the namespace (with lan0.100), loads and applies `yaml`.
     static Result<std::unique_ptr<DatapathEnv>> create(const std::string& yaml);
     ~DatapathEnv();
+
+    // Parses, compiles (for the inactive generation, with `grouping`) and
+    // applies `yaml` the way `sluice reload` does; *groups (if given) is the
+    // number of classifier groups the compiled rules use.
+    Status apply(const std::string& yaml, ClassifierGrouping grouping = ClassifierGrouping::when_needed,
+                 uint32_t* groups = nullptr);
 
     NetnsFixture& ns() { return *ns_; }
     int prog_fd(const std::string& name) const;

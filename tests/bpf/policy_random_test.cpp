@@ -21,36 +21,21 @@
 //   SLUICE_POLICY_RANDOM_SEED=<seed> SLUICE_POLICY_RANDOM_ONLY=<rule set>
 //     build/tests/sluice_bpf_tests --gtest_filter='PolicyRandom.*'
 // runs that rule set alone (same packets), and the message prints the YAML.
-#include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <cstdlib>
-#include <iostream>
-#include <memory>
 #include <optional>
-#include <random>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
 #include "datapath_env.h"
 #include "flow_cache_reader.h"
-
-#if __has_include("loader/datapath.h") && __has_include("compiler/compile.h") && \
-    __has_include("config/load_config.h")
-#define SLUICE_POLICY_RANDOM_HAVE_DATAPATH 1
-#include "compiler/compile.h"
-#include "config/load_config.h"
-#include "loader/datapath.h"
-#else
-#define SLUICE_POLICY_RANDOM_HAVE_DATAPATH 0
-#endif
+#include "random_rules.h"
 
 extern "C" {
 #include "map_names.h"
@@ -62,150 +47,13 @@ extern "C" {
 namespace sluice::test {
 namespace {
 
+using namespace random_rules;
+
 // ------------------------------------------------------------------ the model
-
-enum class Fam : uint8_t { v4, v6 };
-using Addr = std::array<uint8_t, 16>;  // IPv4 uses bytes 0..3
-
-int family_bits(Fam f) { return f == Fam::v4 ? 32 : 128; }
-int family_bytes(Fam f) { return f == Fam::v4 ? 4 : 16; }
-
-bool addr_bit(const Addr& a, int i) { return (a[static_cast<size_t>(i / 8)] >> (7 - i % 8)) & 1; }
-
-void set_addr_bit(Addr& a, int i, bool on) {
-    uint8_t m = static_cast<uint8_t>(1u << (7 - i % 8));
-    if (on) a[static_cast<size_t>(i / 8)] |= m;
-    else a[static_cast<size_t>(i / 8)] &= static_cast<uint8_t>(~m);
-}
-
-Addr v4(uint8_t a, uint8_t b, uint8_t c, uint8_t d) { return Addr{a, b, c, d}; }
-
-Addr parse_addr(Fam f, const char* text) {
-    Addr a{};
-    int rc = inet_pton(f == Fam::v4 ? AF_INET : AF_INET6, text, a.data());
-    if (rc != 1) throw std::runtime_error(std::string("bad address ") + text);
-    return a;
-}
-
-std::string addr_text(Fam f, const Addr& a) {
-    char buf[INET6_ADDRSTRLEN];
-    inet_ntop(f == Fam::v4 ? AF_INET : AF_INET6, a.data(), buf, sizeof buf);
-    return buf;
-}
-
-// a + delta, modulo 2^(family width): two's complement, byte by byte.
-Addr addr_add(Fam f, Addr a, int64_t delta) {
-    const uint64_t d = static_cast<uint64_t>(delta);
-    unsigned carry = 0;
-    for (int i = family_bytes(f) - 1, k = 0; i >= 0; --i, ++k) {
-        unsigned byte = k < 8 ? static_cast<unsigned>((d >> (8 * k)) & 0xff) : (delta < 0 ? 0xffu : 0u);
-        unsigned sum = a[static_cast<size_t>(i)] + byte + carry;
-        a[static_cast<size_t>(i)] = static_cast<uint8_t>(sum & 0xff);
-        carry = sum >> 8;
-    }
-    return a;
-}
-
-struct Prefix {
-    Fam fam = Fam::v4;
-    Addr addr{};  // host bits zero
-    int len = 0;
-
-    // The reference's containment: the first `len` bits are equal.
-    bool contains(Fam f, const Addr& x) const {
-        if (f != fam) return false;
-        for (int i = 0; i < len; ++i)
-            if (addr_bit(addr, i) != addr_bit(x, i)) return false;
-        return true;
-    }
-    Addr first() const { return addr; }
-    Addr last() const {
-        Addr a = addr;
-        for (int i = len; i < family_bits(fam); ++i) set_addr_bit(a, i, true);
-        return a;
-    }
-    static Prefix of(Fam f, Addr a, int len) {
-        for (int i = len; i < 128; ++i) set_addr_bit(a, i, false);
-        if (f == Fam::v4) std::fill(a.begin() + 4, a.end(), 0);
-        return Prefix{f, a, len};
-    }
-};
-
-// The namespace's subnets (tests/support/netns_fixture.h) and the ranges every
-// address of this test stays in.
-const Prefix kLan4 = Prefix::of(Fam::v4, v4(198, 18, 1, 0), 24);
-const Prefix kWan4 = Prefix::of(Fam::v4, v4(198, 18, 100, 0), 24);
-const Prefix kLan6 = Prefix::of(Fam::v6, parse_addr(Fam::v6, "2001:2:0:1::"), 64);
-const Prefix kWan6 = Prefix::of(Fam::v6, parse_addr(Fam::v6, "2001:2:0:100::"), 64);
-const Prefix kUniverse4 = Prefix::of(Fam::v4, v4(198, 18, 0, 0), 15);
-const Prefix kUniverse6 = Prefix::of(Fam::v6, parse_addr(Fam::v6, "2001:2::"), 48);
-// Hosts with permanent neighbour entries: permitted packets to them are
-// redirected, to any other address of the subnets passed (no neighbour).
-const Addr kLanHostA4 = v4(198, 18, 1, 10), kWanHostA4 = v4(198, 18, 100, 200);
-const Addr kLanHostA6 = parse_addr(Fam::v6, "2001:2:0:1::10");
-const Addr kWanHostA6 = parse_addr(Fam::v6, "2001:2:0:100::200");
-
-enum Zone : int { kTrust = 0, kUntrust = 1, kDmz = 2, kZones = 3 };
-const char* const kZoneNames[kZones] = {"trust", "untrust", "dmz"};
-constexpr uint16_t kDmzVlan = 100;  // lan0.100: tagged frames on lan0
-
-const Prefix& subnet(Fam f, Zone z) {
-    if (f == Fam::v4) return z == kTrust ? kLan4 : kWan4;
-    return z == kTrust ? kLan6 : kWan6;
-}
-const Prefix& universe(Fam f) { return f == Fam::v4 ? kUniverse4 : kUniverse6; }
-
-// The firewall's own addresses and the subnets' network / broadcast / anycast
-// addresses go to the kernel, not to policy; the test avoids them.
-bool special_host(Fam f, const Addr& a, const Prefix& net) {
-    Addr host_part{};
-    for (int i = net.len; i < family_bits(f); ++i) set_addr_bit(host_part, i, addr_bit(a, i));
-    Addr zero{};
-    Addr one = addr_add(f, zero, 1);
-    if (host_part == zero || host_part == one) return true;
-    return f == Fam::v4 && a[3] == 255;
-}
-
-// The zone a destination routes to, if it is a destination the datapath
-// classifies (a non-special address of a connected subnet).
-std::optional<Zone> routed_zone(Fam f, const Addr& dst) {
-    for (Zone z : {kTrust, kUntrust}) {
-        const Prefix& net = subnet(f, z);
-        if (net.contains(f, dst)) return special_host(f, dst, net) ? std::nullopt : std::optional<Zone>(z);
-    }
-    return std::nullopt;
-}
-
-bool usable_source(Fam f, const Addr& src) {
-    if (!universe(f).contains(f, src)) return false;
-    for (Zone z : {kTrust, kUntrust})
-        if (subnet(f, z).contains(f, src) && special_host(f, src, subnet(f, z))) return false;
-    return true;
-}
-
-struct PortRange {
-    uint16_t lo = 0, hi = 0;
-};
-
-constexpr uint8_t kTcp = 6, kUdp = 17, kIcmp = 1, kIcmpv6 = 58, kGre = 47;
 
 struct App {
     uint8_t proto = kTcp;              // tcp, udp, icmp, icmpv6
     std::vector<PortRange> ports;      // tcp/udp only; empty = every port
-};
-
-enum class Style : uint8_t { omitted, any_scalar, list, list_with_any };
-
-struct AddrItem {
-    int book = -1;  // >= 0: an address-book entry
-    Prefix prefix;  // otherwise this prefix, inline
-    bool bare = false;  // a full-length prefix written as a bare address
-};
-
-struct AddrMatch {
-    Style style = Style::omitted;
-    std::vector<AddrItem> items;
-    bool is_any() const { return style != Style::list; }
 };
 
 struct AppMatch {
@@ -225,51 +73,13 @@ struct Rule {
 };
 
 struct RuleSet {
-    std::vector<std::vector<AddrItem>> book;  // inline prefixes only
+    AddressBook book;
     std::vector<App> apps;
     std::vector<Rule> rules;
     Action default_action = Action::deny;
 };
 
-// A first packet, as the reference sees it.
-struct Packet {
-    Zone in = kTrust;  // trust: lan0, dmz: lan0 tagged 100, untrust: wan0
-    Fam fam = Fam::v4;
-    Addr src{}, dst{};
-    uint8_t proto = kTcp;
-    uint16_t dport = 0;     // tcp/udp
-    uint16_t sport = 0;     // tcp/udp source port, ICMP echo identifier
-    uint8_t icmp_type = 0;  // icmp/icmpv6
-    Zone out() const { return *routed_zone(fam, dst); }
-    bool echo_request() const {
-        return (proto == kIcmp && icmp_type == 8) || (proto == kIcmpv6 && icmp_type == 128);
-    }
-    bool echo_reply() const { return (proto == kIcmp && icmp_type == 0) || (proto == kIcmpv6 && icmp_type == 129); }
-    // The tuple's ports as the datapath keys them (session.h conventions).
-    uint16_t key_sport() const {
-        if (proto == kTcp || proto == kUdp) return sport;
-        return echo_request() ? sport : 0;
-    }
-    uint16_t key_dport() const {
-        if (proto == kTcp || proto == kUdp) return dport;
-        return echo_reply() ? sport : 0;
-    }
-};
-
 // ---------------------------------------------------------- the reference
-
-bool addresses_match(const RuleSet& rs, const AddrMatch& m, Fam f, const Addr& a) {
-    if (m.is_any()) return true;
-    for (const AddrItem& item : m.items) {
-        if (item.book < 0) {
-            if (item.prefix.contains(f, a)) return true;
-            continue;
-        }
-        for (const AddrItem& p : rs.book[static_cast<size_t>(item.book)])
-            if (p.prefix.contains(f, a)) return true;
-    }
-    return false;
-}
 
 // config.md: `protocol: icmp` is echo in ICMP and ICMPv6 alike; icmpv6 is
 // ICMPv6 echo; tcp/udp match their destination ports (none listed = all).
@@ -282,17 +92,14 @@ bool application_matches(const App& app, const Packet& p) {
         return p.fam == Fam::v6 && p.proto == kIcmpv6 && p.icmp_type == 128;
     default:
         if (p.proto != app.proto) return false;
-        if (app.ports.empty()) return true;
-        for (const PortRange& r : app.ports)
-            if (r.lo <= p.dport && p.dport <= r.hi) return true;
-        return false;
+        return app.ports.empty() || in_any(app.ports, p.dport);
     }
 }
 
 bool rule_matches(const RuleSet& rs, const Rule& r, const Packet& p) {
     if (r.from != p.in || r.to != p.out()) return false;
-    if (!addresses_match(rs, r.src, p.fam, p.src)) return false;
-    if (!addresses_match(rs, r.dst, p.fam, p.dst)) return false;
+    if (!addresses_match(rs.book, r.src, p.fam, p.src)) return false;
+    if (!addresses_match(rs.book, r.dst, p.fam, p.dst)) return false;
     if (r.app.is_any()) return true;
     for (int a : r.app.apps)
         if (application_matches(rs.apps[static_cast<size_t>(a)], p)) return true;
@@ -327,81 +134,15 @@ Matches all_matches(const RuleSet& rs, const Packet& p) {
 
 // ---------------------------------------------------------------- rendering
 
-std::string prefix_text(const Prefix& p, bool bare) {
-    std::string s = addr_text(p.fam, p.addr);
-    if (!(bare && p.len == family_bits(p.fam))) s += "/" + std::to_string(p.len);
-    return p.fam == Fam::v6 ? "\"" + s + "\"" : s;
-}
-
-std::string item_text(const AddrItem& item) {
-    return item.book >= 0 ? "ab" + std::to_string(item.book) : prefix_text(item.prefix, item.bare);
-}
-
-std::string port_text(const PortRange& r) {
-    return r.lo == r.hi ? std::to_string(r.lo) : std::to_string(r.lo) + "-" + std::to_string(r.hi);
-}
-
-const char* proto_text(uint8_t proto) {
-    switch (proto) {
-    case kTcp: return "tcp";
-    case kUdp: return "udp";
-    case kIcmp: return "icmp";
-    case kIcmpv6: return "icmpv6";
-    default: return "?";
-    }
-}
-
-void render_addr_field(std::ostringstream& y, const char* key, const AddrMatch& m) {
-    if (m.style == Style::omitted) return;
-    y << "    " << key << ": ";
-    if (m.style == Style::any_scalar) {
-        y << "any\n";
-        return;
-    }
-    y << "[";
-    bool first = true;
-    if (m.style == Style::list_with_any) {
-        y << "any";
-        first = false;
-    }
-    for (const AddrItem& item : m.items) {
-        y << (first ? "" : ", ") << item_text(item);
-        first = false;
-    }
-    y << "]\n";
-}
-
 std::string render_yaml(const RuleSet& rs) {
     std::ostringstream y;
-    y << "interfaces:\n"
-         "  lan0: { zone: trust }\n"
-         "  lan0.100: { zone: dmz }\n"
-         "  wan0: { zone: untrust }\n"
-         "zones:\n"
-         "  trust: {}\n"
-         "  untrust: {}\n"
-         "  dmz: {}\n";
-    y << "address-book:\n";
-    for (size_t i = 0; i < rs.book.size(); ++i) {
-        y << "  ab" << i << ": [";
-        for (size_t j = 0; j < rs.book[i].size(); ++j)
-            y << (j ? ", " : "") << prefix_text(rs.book[i][j].prefix, rs.book[i][j].bare);
-        y << "]\n";
-    }
+    render_interfaces(y);
+    render_address_book(y, rs.book);
     y << "applications:\n";
     for (size_t i = 0; i < rs.apps.size(); ++i) {
         const App& a = rs.apps[i];
-        y << "  app" << i << ": { protocol: " << proto_text(a.proto);
-        if (!a.ports.empty()) {
-            y << ", destination-port: ";
-            if (a.ports.size() == 1) {
-                y << port_text(a.ports[0]);
-            } else {
-                y << "[";
-                for (size_t j = 0; j < a.ports.size(); ++j) y << (j ? ", " : "") << port_text(a.ports[j]);
-                y << "]";
-            }
-        }
+        y << "  app" << i << ": { protocol: " << protocol_text(a.proto);
+        if (!a.ports.empty()) y << ", destination-port: " << port_set_text(a.ports);
         y << " }\n";
     }
     y << "policies:\n";
@@ -410,8 +151,8 @@ std::string render_yaml(const RuleSet& rs) {
         y << "  - name: r" << i << "\n"
           << "    from: " << kZoneNames[r.from] << "\n"
           << "    to: " << kZoneNames[r.to] << "\n";
-        render_addr_field(y, "source", r.src);
-        render_addr_field(y, "destination", r.dst);
+        render_addr_field(y, "    ", "source", r.src);
+        render_addr_field(y, "    ", "destination", r.dst);
         if (r.app.style == Style::any_scalar) {
             y << "    application: any\n";
         } else if (r.app.style != Style::omitted) {
@@ -433,58 +174,18 @@ std::string render_yaml(const RuleSet& rs) {
     return y.str();
 }
 
-std::string describe_packet(const Packet& p) {
-    std::ostringstream s;
-    s << (p.fam == Fam::v4 ? "IPv4 " : "IPv6 ") << addr_text(p.fam, p.src) << " -> " << addr_text(p.fam, p.dst)
-      << " ";
-    switch (p.proto) {
-    case kTcp: s << "TCP SYN " << p.sport << " -> " << p.dport; break;
-    case kUdp: s << "UDP " << p.sport << " -> " << p.dport; break;
-    case kIcmp:
-    case kIcmpv6:
-        s << (p.proto == kIcmp ? "ICMP" : "ICMPv6") << " type " << int(p.icmp_type) << " id " << p.sport;
-        break;
-    default: s << "protocol " << int(p.proto); break;
-    }
-    s << ", in on " << (p.in == kTrust ? "lan0" : p.in == kDmz ? "lan0 vlan 100" : "wan0") << " (zone "
-      << kZoneNames[p.in] << " -> " << kZoneNames[p.out()] << ")";
-    return s.str();
-}
-
 // ---------------------------------------------------------------- generation
 
-class Generator {
+class Generator : public FieldGenerator {
 public:
-    explicit Generator(uint64_t seed) : rng_(seed) {}
-
-    int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
-    bool chance(int percent) { return pick(0, 99) < percent; }
-    template <typename T>
-    const T& one_of(const std::vector<T>& v) { return v[static_cast<size_t>(pick(0, static_cast<int>(v.size()) - 1))]; }
+    explicit Generator(uint64_t seed) : FieldGenerator(seed) {}
 
     // ---- rule sets
 
     RuleSet rule_set(int rules, Action default_action) {
-        anchors4_ = {kLanHostA4, kWanHostA4};
-        anchors6_ = {kLanHostA6, kWanHostA6};
-        for (int i = 0; i < 4; ++i) {
-            anchors4_.push_back(random_in(Fam::v4, kLan4));
-            anchors4_.push_back(random_in(Fam::v4, kWan4));
-            anchors4_.push_back(random_in(Fam::v4, kUniverse4));
-            anchors6_.push_back(random_in(Fam::v6, kLan6, chance(50)));
-            anchors6_.push_back(random_in(Fam::v6, kWan6, chance(50)));
-            anchors6_.push_back(random_in(Fam::v6, kUniverse6, chance(30)));
-        }
-        port_anchors_ = {1, 22, 53, 80, 443, 1000, 1500, 1550, 2000, 8080, 65535};
-        for (int i = 0; i < 4; ++i) port_anchors_.push_back(static_cast<uint16_t>(pick(1, 65535)));
-
         RuleSet rs;
+        rs.book = start_rule_set();
         rs.default_action = default_action;
-        for (int i = pick(2, 10); i > 0; --i) {
-            std::vector<AddrItem> entry;
-            for (int j = pick(1, 4); j > 0; --j) entry.push_back(inline_item(random_prefix(chance(55) ? Fam::v4 : Fam::v6)));
-            rs.book.push_back(entry);
-        }
         // Apps: random ones plus, often, the nested trio 1000-2000 / 1500-1600 / 1550.
         if (chance(60)) {
             uint8_t proto = chance(50) ? kTcp : kUdp;
@@ -517,52 +218,7 @@ public:
         return random_packet(rs);
     }
 
-    uint16_t source_port() { return static_cast<uint16_t>(pick(1024, 65535)); }
-
 private:
-    Addr random_in(Fam f, const Prefix& p, bool low_bits_only = false) {
-        Addr a = p.addr;
-        int bits = family_bits(f);
-        int from = low_bits_only ? std::max(p.len, bits - 16) : p.len;
-        for (int i = from; i < bits; ++i) set_addr_bit(a, i, chance(50));
-        return a;
-    }
-
-    // An address of p: its first or last, next to them, or anywhere in it.
-    Addr address_in(const Prefix& p) {
-        const int64_t size_minus_1 = family_bits(p.fam) - p.len >= 62 ? INT64_MAX : (int64_t(1) << (family_bits(p.fam) - p.len)) - 1;
-        switch (pick(0, 5)) {
-        case 0: return p.first();
-        case 1: return p.last();
-        case 2: return size_minus_1 >= 1 ? addr_add(p.fam, p.first(), 1) : p.first();
-        case 3: return size_minus_1 >= 1 ? addr_add(p.fam, p.last(), -1) : p.last();
-        default: return random_in(p.fam, p, p.fam == Fam::v6 && chance(50));
-        }
-    }
-
-    Prefix random_prefix(Fam f) {
-        static const std::vector<int> lens4 = {15, 16, 17, 20, 22, 23, 24, 24, 25, 26, 27, 28, 29, 30, 31, 32, 32};
-        static const std::vector<int> lens6 = {48, 52, 56, 60, 63, 64, 64, 65, 72, 96, 112, 120, 124, 126, 127, 128, 128};
-        const Addr& anchor = f == Fam::v4 ? one_of(anchors4_) : one_of(anchors6_);
-        return Prefix::of(f, anchor, f == Fam::v4 ? one_of(lens4) : one_of(lens6));
-    }
-
-    AddrItem inline_item(const Prefix& p) {
-        AddrItem item;
-        item.prefix = p;
-        item.bare = p.len == family_bits(p.fam) && chance(50);
-        return item;
-    }
-
-    PortRange random_range() {
-        uint16_t a = one_of(port_anchors_);
-        if (chance(30)) return {a, a};
-        static const std::vector<int> widths = {1, 2, 10, 50, 500, 5000, 30000};
-        int lo = std::max(0, a - one_of(widths) * pick(0, 1));
-        int hi = std::min(65535, a + one_of(widths) * pick(0, 1));
-        return {static_cast<uint16_t>(lo), static_cast<uint16_t>(hi)};
-    }
-
     App random_app() {
         App app;
         int r = pick(0, 99);
@@ -570,27 +226,6 @@ private:
         if ((app.proto == kTcp || app.proto == kUdp) && chance(80))
             for (int j = pick(1, 3); j > 0; --j) app.ports.push_back(random_range());
         return app;
-    }
-
-    Style match_style() {
-        int r = pick(0, 99);
-        return r < 12 ? Style::omitted : r < 27 ? Style::any_scalar : r < 31 ? Style::list_with_any : Style::list;
-    }
-
-    AddrMatch random_match(const RuleSet& rs) {
-        AddrMatch m;
-        m.style = match_style();
-        if (m.style == Style::omitted || m.style == Style::any_scalar) return m;
-        for (int i = pick(1, 3); i > 0; --i) {
-            if (chance(30)) {
-                AddrItem item;
-                item.book = pick(0, static_cast<int>(rs.book.size()) - 1);
-                m.items.push_back(item);
-            } else {
-                m.items.push_back(inline_item(random_prefix(chance(55) ? Fam::v4 : Fam::v6)));
-            }
-        }
-        return m;
     }
 
     Zone random_from() {
@@ -606,8 +241,8 @@ private:
         Rule r;
         r.from = random_from();
         r.to = random_to();
-        r.src = random_match(rs);
-        r.dst = random_match(rs);
+        r.src = random_match(rs.book);
+        r.dst = random_match(rs.book);
         r.app.style = match_style();
         if (r.app.style == Style::list || r.app.style == Style::list_with_any)
             for (int i = pick(1, 3); i > 0; --i) r.app.apps.push_back(pick(0, static_cast<int>(rs.apps.size()) - 1));
@@ -616,54 +251,21 @@ private:
     }
 
     // Rules that differ only in one address field: the same anchor at nested
-    // lengths (/15 ⊃ /16 ⊃ /24 ⊃ /32, /48 ⊃ /64 ⊃ /128), most specific first
-    // or most general first, each with its own action.
+    // lengths, each with its own action.
     void nested_chain(RuleSet& rs, int rules) {
         Rule base = random_rule(rs);
-        Fam f = chance(50) ? Fam::v4 : Fam::v6;
-        const Addr& anchor = f == Fam::v4 ? one_of(anchors4_) : one_of(anchors6_);
-        std::vector<int> lens = f == Fam::v4 ? std::vector<int>{15, 16, 20, 24, 28, 31, 32}
-                                             : std::vector<int>{48, 56, 64, 96, 120, 127, 128};
-        std::vector<int> chosen;
-        for (int len : lens)
-            if (chance(60)) chosen.push_back(len);
-        if (chosen.size() < 2) chosen = {lens.front(), lens.back()};
-        if (chance(60)) std::reverse(chosen.begin(), chosen.end());  // specific first
+        const std::vector<Prefix> chain = nested_prefixes();
         bool on_source = chance(50);
-        for (int len : chosen) {
+        for (const Prefix& prefix : chain) {
             if (static_cast<int>(rs.rules.size()) >= rules) return;
             Rule r = base;
             AddrMatch& m = on_source ? r.src : r.dst;
             m.style = Style::list;
-            m.items = {inline_item(Prefix::of(f, anchor, len))};
-            if (chance(25)) m.items.push_back(inline_item(random_prefix(f == Fam::v4 ? Fam::v6 : Fam::v4)));
+            m.items = {inline_item(prefix)};
+            if (chance(25)) m.items.push_back(inline_item(random_prefix(prefix.fam == Fam::v4 ? Fam::v6 : Fam::v4)));
             r.action = static_cast<Action>(pick(0, 2));
             rs.rules.push_back(r);
         }
-    }
-
-    // Every prefix a match names, expanded through the address book, of family f.
-    std::vector<Prefix> prefixes_of(const RuleSet& rs, const AddrMatch& m, Fam f) {
-        std::vector<Prefix> out;
-        for (const AddrItem& item : m.items) {
-            if (item.book < 0) {
-                if (item.prefix.fam == f) out.push_back(item.prefix);
-                continue;
-            }
-            for (const AddrItem& p : rs.book[static_cast<size_t>(item.book)])
-                if (p.prefix.fam == f) out.push_back(p.prefix);
-        }
-        return out;
-    }
-
-    Addr random_source(Fam f) {
-        for (int i = 0; i < 20; ++i) {
-            Addr a = chance(50) ? random_in(f, universe(f), f == Fam::v6 && chance(50))
-                                : address_in(Prefix::of(f, f == Fam::v4 ? one_of(anchors4_) : one_of(anchors6_),
-                                                        f == Fam::v4 ? pick(20, 32) : pick(64, 128)));
-            if (usable_source(f, a)) return a;
-        }
-        return f == Fam::v4 ? v4(198, 19, 7, 7) : parse_addr(f, "2001:2:0:77::7");
     }
 
     // A classifiable destination in zone z's subnet.
@@ -697,50 +299,14 @@ private:
         return std::nullopt;
     }
 
-    void set_l4(Packet& p, uint8_t proto, uint16_t port) {
-        p.proto = proto;
-        p.sport = source_port();
-        p.dport = 0;
-        p.icmp_type = 0;
-        if (proto == kTcp || proto == kUdp) p.dport = port;
-        else if (proto == kIcmp || proto == kIcmpv6) p.icmp_type = static_cast<uint8_t>(port);
-    }
-
-    uint16_t port_in(const PortRange& r) {
-        switch (pick(0, 4)) {
-        case 0: return r.lo;
-        case 1: return r.hi;
-        case 2: return static_cast<uint16_t>(std::min<int>(r.hi, r.lo + 1));
-        case 3: return static_cast<uint16_t>(std::max<int>(r.lo, r.hi - 1));
-        default: return static_cast<uint16_t>(pick(r.lo, r.hi));
-        }
-    }
-
-    uint16_t random_port() {
-        if (chance(50)) return static_cast<uint16_t>(pick(0, 65535));
-        int a = one_of(port_anchors_) + pick(-1, 1);
-        return static_cast<uint16_t>(std::clamp(a, 0, 65535));
-    }
-
-    // Any protocol: TCP, UDP, ICMP echo, other ICMP messages, GRE.
-    void random_l4(Packet& p) {
-        int r = pick(0, 99);
-        uint8_t icmp = p.fam == Fam::v4 ? kIcmp : kIcmpv6;
-        if (r < 35) set_l4(p, kTcp, random_port());
-        else if (r < 65) set_l4(p, kUdp, random_port());
-        else if (r < 85) set_l4(p, icmp, p.fam == Fam::v4 ? 8 : 128);
-        else if (r < 93) set_l4(p, icmp, p.fam == Fam::v4 ? (chance(50) ? 0 : 13) : (chance(50) ? 129 : 200));
-        else set_l4(p, kGre, 0);
-    }
-
     Packet aimed_at(const RuleSet& rs, const Rule& r) {
         Packet p;
         p.in = r.from;
         // A family both address fields can match.
         std::vector<Fam> fams;
         for (Fam f : {Fam::v4, Fam::v6}) {
-            bool src_ok = r.src.is_any() || !prefixes_of(rs, r.src, f).empty();
-            bool dst_ok = r.dst.is_any() || !prefixes_of(rs, r.dst, f).empty();
+            bool src_ok = r.src.is_any() || !prefixes_of(rs.book, r.src, f).empty();
+            bool dst_ok = r.dst.is_any() || !prefixes_of(rs.book, r.dst, f).empty();
             if (src_ok && dst_ok) fams.push_back(f);
         }
         p.fam = fams.empty() ? (chance(50) ? Fam::v4 : Fam::v6) : one_of(fams);
@@ -750,7 +316,7 @@ private:
         if (app && app->proto == kIcmpv6 && std::find(fams.begin(), fams.end(), Fam::v6) != fams.end())
             p.fam = Fam::v6;
 
-        std::vector<Prefix> src = r.src.is_any() ? std::vector<Prefix>{} : prefixes_of(rs, r.src, p.fam);
+        std::vector<Prefix> src = r.src.is_any() ? std::vector<Prefix>{} : prefixes_of(rs.book, r.src, p.fam);
         p.src = random_source(p.fam);
         if (!src.empty()) {
             for (int i = 0; i < 8; ++i) {
@@ -763,7 +329,7 @@ private:
         }
         Zone want_out = r.to == kDmz ? (chance(50) ? kTrust : kUntrust) : r.to;
         p.dst = random_destination(p.fam, want_out);
-        std::vector<Prefix> dst = r.dst.is_any() ? std::vector<Prefix>{} : prefixes_of(rs, r.dst, p.fam);
+        std::vector<Prefix> dst = r.dst.is_any() ? std::vector<Prefix>{} : prefixes_of(rs.book, r.dst, p.fam);
         if (!dst.empty()) {
             // Prefer a prefix that reaches the rule's egress zone.
             std::vector<Prefix> reaching;
@@ -797,13 +363,13 @@ private:
         case 1: {  // an address next to a prefix edge
             std::vector<Prefix> all;
             for (const Rule& r : rs.rules) {
-                auto s = prefixes_of(rs, r.src, p.fam), d = prefixes_of(rs, r.dst, p.fam);
+                auto s = prefixes_of(rs.book, r.src, p.fam), d = prefixes_of(rs.book, r.dst, p.fam);
                 all.insert(all.end(), s.begin(), s.end());
                 all.insert(all.end(), d.begin(), d.end());
             }
             if (all.empty()) return;
             const Prefix& e = one_of(all);
-            Addr a = chance(50) ? addr_add(p.fam, e.first(), -1) : addr_add(p.fam, e.last(), 1);
+            Addr a = next_to(e);
             if (chance(50)) {
                 if (usable_source(p.fam, a) && a != p.dst) p.src = a;
             } else if (routed_zone(p.fam, a) && a != p.src) {
@@ -865,79 +431,7 @@ private:
         random_l4(p);
         return p;
     }
-
-    std::mt19937_64 rng_;
-    std::vector<Addr> anchors4_, anchors6_;
-    std::vector<uint16_t> port_anchors_;
 };
-
-// ---------------------------------------------------------------- datapath
-
-#if SLUICE_POLICY_RANDOM_HAVE_DATAPATH
-
-// A namespace and one loaded datapath that configs are applied to in turn,
-// like `sluice reload` does.
-class ReloadableDatapath {
-public:
-    static Result<std::unique_ptr<ReloadableDatapath>> create() {
-        std::unique_ptr<ReloadableDatapath> env(new ReloadableDatapath());
-        auto ns = NetnsFixture::create();
-        if (!ns) return make_error("namespace: " + ns.error().message);
-        env->ns_ = std::move(ns.value());
-        // Tagged ingress is keyed by (lan0, vid): the VLAN device is optional.
-        (void)env->ns_->add_vlan("lan0", kDmzVlan);
-        auto dp = Datapath::open(DatapathOptions{});
-        if (!dp) return make_error("Datapath::open: " + dp.error().message);
-        env->dp_ = std::move(dp.value());
-        return env;
-    }
-
-    Status apply(const std::string& yaml, ClassifierGrouping grouping, uint32_t& groups) {
-        auto parsed = config::parse_config(yaml, "policy-random.yaml");
-        if (!parsed.ok()) {
-            std::string msg = "config rejected:";
-            for (const auto& d : parsed.diagnostics) msg += "\n  " + config::format_diagnostic(d);
-            return make_error(msg);
-        }
-        auto compiled = compiler::compile(*parsed.config, dp_->inactive_generation(), grouping);
-        if (!compiled) return make_error("compile: " + compiled.error().message);
-        groups = compiled.value().tables.layout.groups;
-        auto interfaces = Datapath::resolve(compiled.value());
-        if (!interfaces) return make_error("resolve: " + interfaces.error().message);
-        return dp_->apply(compiled.value(), interfaces.value());
-    }
-
-    NetnsFixture& ns() { return *ns_; }
-    int map_fd(const char* name) const { return dp_->map_fd(name); }
-    int prog_fd(const char* name) const { return dp_->prog_fd(name); }
-
-    ~ReloadableDatapath() {
-        dp_.reset();  // close the datapath's fds before leaving the namespace
-        ns_.reset();
-    }
-
-private:
-    ReloadableDatapath() = default;
-    std::unique_ptr<NetnsFixture> ns_;
-    std::unique_ptr<Datapath> dp_;
-};
-
-#else
-
-// Without the loader the fixture skips (datapath_unavailable_reason).
-class ReloadableDatapath {
-public:
-    static Result<std::unique_ptr<ReloadableDatapath>> create() { return make_error(datapath_unavailable_reason()); }
-    Status apply(const std::string&, ClassifierGrouping, uint32_t&) { return make_error(datapath_unavailable_reason()); }
-    NetnsFixture& ns() { return *ns_; }
-    int map_fd(const char*) const { return -1; }
-    int prog_fd(const char*) const { return -1; }
-
-private:
-    std::unique_ptr<NetnsFixture> ns_;
-};
-
-#endif
 
 std::string describe_winner(const RuleSet& rs, std::optional<size_t> winner) {
     if (!winner) return std::string("default-action ") + action_name(rs.default_action);
@@ -956,68 +450,11 @@ struct Totals {
     size_t zone_pairs[kZones][kZones] = {};
 };
 
-uint64_t env_u64(const char* name, uint64_t fallback) {
-    const char* v = std::getenv(name);
-    return v && *v ? std::strtoull(v, nullptr, 0) : fallback;
-}
-
 constexpr uint64_t kDefaultSeed = 0x51c3'2026'0001ull;
 constexpr int kRuleSets = 32;
 constexpr int kPacketsPerRuleSet = 3500;
 
-class PolicyRandom : public ::testing::Test {
-protected:
-    void SetUp() override {
-        if (auto reason = bpf_unavailable_reason()) GTEST_SKIP() << "skipped: " << *reason;
-        if (auto reason = datapath_unavailable_reason(); !reason.empty()) GTEST_SKIP() << "skipped: " << reason;
-    }
-};
-
-Ipv4Addr to4(const Addr& a) {
-    Ipv4Addr r;
-    std::copy(a.begin(), a.begin() + 4, r.bytes.begin());
-    return r;
-}
-Ipv6Addr to6(const Addr& a) {
-    Ipv6Addr r;
-    std::copy(a.begin(), a.end(), r.bytes.begin());
-    return r;
-}
-
-Bytes build_frame(const Packet& p, const Mac& lan_mac, const Mac& wan_mac, uint32_t seq) {
-    static const Mac lan_host = Mac::parse(NetnsFixture::kLanHostMac), wan_host = Mac::parse(NetnsFixture::kWanHostMac);
-    PacketBuilder b;
-    if (p.in == kUntrust) b.eth(wan_host, wan_mac);
-    else b.eth(lan_host, lan_mac);
-    if (p.in == kDmz) b.vlan(kDmzVlan);
-    if (p.fam == Fam::v4) b.ipv4(to4(p.src), to4(p.dst)).ttl(64);
-    else b.ipv6(to6(p.src), to6(p.dst)).hop_limit(64);
-    switch (p.proto) {
-    case kTcp: b.tcp(p.sport, p.dport).seq(seq).syn(); break;
-    case kUdp: b.udp(p.sport, p.dport).payload_pattern(12); break;
-    case kIcmp: b.icmp(p.icmp_type, 0, static_cast<uint32_t>(p.sport) << 16 | 1).payload_pattern(16); break;
-    case kIcmpv6: b.icmpv6(p.icmp_type, 0, static_cast<uint32_t>(p.sport) << 16 | 1).payload_pattern(16); break;
-    default: b.protocol(p.proto).payload_pattern(24); break;
-    }
-    return b.build();
-}
-
-// The tuple in both directions, for "never reuse a flow".
-std::string tuple_id(const Packet& p, bool reverse) {
-    std::string s;
-    s.push_back(static_cast<char>(p.fam));
-    s.push_back(static_cast<char>(p.proto));
-    const Addr& a = reverse ? p.dst : p.src;
-    const Addr& b = reverse ? p.src : p.dst;
-    s.append(reinterpret_cast<const char*>(a.data()), 16);
-    s.append(reinterpret_cast<const char*>(b.data()), 16);
-    uint16_t sp = reverse ? p.key_dport() : p.key_sport(), dp = reverse ? p.key_sport() : p.key_dport();
-    s.push_back(static_cast<char>(sp >> 8));
-    s.push_back(static_cast<char>(sp));
-    s.push_back(static_cast<char>(dp >> 8));
-    s.push_back(static_cast<char>(dp));
-    return s;
-}
+class PolicyRandom : public RandomRulesTest {};
 
 uint16_t zone_id_of(int zones_fd, uint32_t ifindex, uint16_t vlan) {
     zone_key k{};
@@ -1029,31 +466,17 @@ uint16_t zone_id_of(int zones_fd, uint32_t ifindex, uint16_t vlan) {
 }
 
 TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
-    const uint64_t seed = env_u64("SLUICE_POLICY_RANDOM_SEED", kDefaultSeed);
-    const char* only_env = std::getenv("SLUICE_POLICY_RANDOM_ONLY");
-    const int only = only_env && *only_env ? std::atoi(only_env) : -1;
-
-    auto created = ReloadableDatapath::create();
-    ASSERT_TRUE(created.ok()) << created.error().message;
-    ReloadableDatapath& env = *created.value();
-    const int main_fd = env.prog_fd(SLUICE_PROG_XDP_MAIN);
-    const int s4_fd = env.map_fd(SLUICE_MAP_SESSIONS_V4), s6_fd = env.map_fd(SLUICE_MAP_SESSIONS_V6);
-    const int fc_fd = env.map_fd(SLUICE_MAP_FLOW_CACHE), zones_fd = env.map_fd(SLUICE_MAP_ZONES);
-    ASSERT_GE(main_fd, 0);
-    ASSERT_GE(s4_fd, 0);
-    ASSERT_GE(s6_fd, 0);
-    ASSERT_GE(fc_fd, 0);
-    ASSERT_GE(zones_fd, 0);
-    const Mac lan_mac = env.ns().lan().mac, wan_mac = env.ns().wan().mac;
-    const uint32_t lan_if = env.ns().lan().ifindex, wan_if = env.ns().wan().ifindex;
-    XdpRunner runner(main_fd);
+    use_environment("POLICY_RANDOM", kDefaultSeed);
+    const int s4_fd = env_->map_fd(SLUICE_MAP_SESSIONS_V4), s6_fd = env_->map_fd(SLUICE_MAP_SESSIONS_V6);
+    const int fc_fd = env_->map_fd(SLUICE_MAP_FLOW_CACHE), zones_fd = env_->map_fd(SLUICE_MAP_ZONES);
+    for (int fd : {s4_fd, s6_fd, fc_fd, zones_fd}) ASSERT_GE(fd, 0);
 
     Totals t;
-    size_t mismatches = 0, printed = 0, yaml_printed = 0;
+    size_t mismatches = 0, printed = 0;
 
     for (int set = 0; set < kRuleSets; ++set) {
-        if (only >= 0 && set != only) continue;
-        Generator gen(seed * 1000003u + static_cast<uint64_t>(set));
+        if (!selected(set)) continue;
+        Generator gen(set_seed(set));
         // Sizes: a few tiny sets, most mid-sized, some near 300 rules.
         int size_class = gen.pick(0, 99);
         int rules = size_class < 15 ? gen.pick(1, 5) : size_class < 65 ? gen.pick(10, 100)
@@ -1062,15 +485,9 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
         const RuleSet rs = gen.rule_set(rules, default_action);
         const std::string yaml = render_yaml(rs);
         uint32_t groups = 0;
-        Status applied =
-            env.apply(yaml, set % 2 ? ClassifierGrouping::by_shape : ClassifierGrouping::when_needed, groups);
-        ASSERT_TRUE(applied.ok()) << "seed " << seed << " rule set " << set << ": " << applied.error().message
-                                  << "\n" << yaml;
-        clear_map(s4_fd);
-        clear_map(s6_fd);
-        clear_map(fc_fd);
-        uint16_t zone_ids[kZones] = {zone_id_of(zones_fd, lan_if, 0), zone_id_of(zones_fd, wan_if, 0),
-                                     zone_id_of(zones_fd, lan_if, kDmzVlan)};
+        ASSERT_TRUE(apply_rule_set(set, yaml, &groups));
+        uint16_t zone_ids[kZones] = {zone_id_of(zones_fd, lan_if(), 0), zone_id_of(zones_fd, wan_if(), 0),
+                                     zone_id_of(zones_fd, lan_if(), kDmzVlan)};
         ASSERT_NE(zone_ids[kTrust], 0) << "lan0 has no zone";
         ASSERT_NE(zone_ids[kUntrust], 0) << "wan0 has no zone";
         ASSERT_NE(zone_ids[kDmz], 0) << "lan0 vlan 100 has no zone";
@@ -1099,10 +516,8 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
             const bool resolved = p.fam == Fam::v4 ? (p.dst == kLanHostA4 || p.dst == kWanHostA4)
                                                    : (p.dst == kLanHostA6 || p.dst == kWanHostA6);
 
-            auto r = runner.run(build_frame(p, lan_mac, wan_mac, static_cast<uint32_t>(i) * 7919u),
-                                p.in == kUntrust ? wan_if : lan_if);
-            ASSERT_TRUE(r.ok()) << r.error().message;
-            const int verdict = r.value().retval;
+            const XdpRunResult r = run(frame_of(p, static_cast<uint32_t>(i) * 7919u), ingress_of(p));
+            const int verdict = r.retval;
 
             std::optional<session_value> session;
             std::optional<FlowCacheEntry> cached;
@@ -1153,12 +568,12 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
                 }
                 if (expected_action == Action::reject && verdict == XDP_TX) {
                     // The answer: RST for TCP, administratively prohibited otherwise.
-                    auto f = parse_frame(r.value().output);
+                    auto f = parse_frame(r.output);
                     bool ok = f && f->l4_present;
                     if (ok && p.proto == kTcp) ok = f->l4_proto == kTcp && (f->tcp_flags & tcp_flag::kRst);
                     else if (ok && p.fam == Fam::v4) ok = f->l4_proto == kIcmp && f->icmp_type == 3 && f->icmp_code == 13;
                     else if (ok) ok = f->l4_proto == kIcmpv6 && f->icmp_type == 1 && f->icmp_code == 1;
-                    if (!ok) wrong.push_back("reject answer is " + summarize_frame(r.value().output));
+                    if (!ok) wrong.push_back("reject answer is " + summarize_frame(r.output));
                 }
             }
 
@@ -1179,7 +594,7 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
                     std::string all_matching;
                     for (size_t k = 0; k < rs.rules.size(); ++k)
                         if (rule_matches(rs, rs.rules[k], p)) all_matching += " r" + std::to_string(k);
-                    ADD_FAILURE() << "seed " << seed << " rule set " << set << " (" << rs.rules.size()
+                    ADD_FAILURE() << where(set) << " (" << rs.rules.size()
                                   << " rules) packet " << i << ": " << describe_packet(p)
                                   << "\n  reference: " << describe_winner(rs, winner)
                                   << " (rules matching:" << (all_matching.empty() ? " none" : all_matching) << ")"
@@ -1189,8 +604,7 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
                                          for (const auto& w : wrong) s += (s.empty() ? "" : "; ") + w;
                                          return s;
                                      }()
-                                  << "\n  reproduce: SLUICE_POLICY_RANDOM_SEED=" << seed
-                                  << " SLUICE_POLICY_RANDOM_ONLY=" << set;
+                                  << "\n  reproduce: " << reproduce(set);
                 }
             }
 
@@ -1212,15 +626,11 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
             else if (verdict == XDP_DROP) ++t.dropped;
             t.zone_pairs[p.in][out]++;
         }
-        if (set_mismatches && yaml_printed < 2) {
-            ++yaml_printed;
-            ADD_FAILURE() << "seed " << seed << " rule set " << set << ": " << set_mismatches << " of "
-                          << kPacketsPerRuleSet << " packets disagree; the rule set:\n" << yaml;
-        }
+        show_rule_set(set, set_mismatches, kPacketsPerRuleSet, yaml);
     }
 
     std::ostringstream s;
-    s << "policy-random: seed " << seed << ", " << t.rule_sets << " rule sets (" << t.rules << " rules), "
+    s << "policy-random: seed " << seed() << ", " << t.rule_sets << " rule sets (" << t.rules << " rules), "
       << t.packets << " packets, " << mismatches << " disagreements\n"
       << "  rule sets classified through 2 or more groups: " << t.grouped << "\n"
       << "  winners: permit rule " << t.rule_hits[0] << ", deny rule " << t.rule_hits[1] << ", reject rule "
@@ -1234,12 +644,7 @@ TEST_F(PolicyRandom, WinningRuleMatchesLinearFirstMatch) {
       << t.tx << ", drop " << t.dropped << "\n  zone pairs:";
     for (int a = 0; a < kZones; ++a)
         for (int b = 0; b < 2; ++b) s << " " << kZoneNames[a] << "->" << kZoneNames[b] << " " << t.zone_pairs[a][b];
-    std::cout << s.str() << std::endl;
-
-    EXPECT_EQ(mismatches, 0u);
-    if (only >= 0) return;  // one rule set: the minimums below are for the whole run
-    EXPECT_GE(t.packets, 100000u);
-    EXPECT_GE(t.grouped, static_cast<size_t>(kRuleSets / 4)) << "too few rule sets split into groups";
+    if (!check_run(s.str(), mismatches, t.packets, 100000, t.grouped, kRuleSets)) return;
     const size_t floor = t.packets / 50;  // every outcome at least 2% of the packets
     for (int a = 0; a < 3; ++a) {
         EXPECT_GE(t.rule_hits[a], floor) << action_name(static_cast<Action>(a)) << " rules won too rarely";

@@ -20,26 +20,36 @@ const std::vector<StatInfo>& stat_table() {
     return table;
 }
 
+Result<std::vector<uint64_t>> read_percpu_sums(int fd, uint32_t key, size_t value_size) {
+    int cpus = libbpf_num_possible_cpus();
+    if (cpus <= 0) return make_error("libbpf_num_possible_cpus failed");
+    // Per-CPU values are laid out rounded up to 8 bytes each.
+    size_t stride = (value_size + 7) / 8 * 8;
+    std::vector<uint8_t> values(stride * static_cast<size_t>(cpus));
+    if (bpf_map_lookup_elem(fd, &key, values.data()) != 0)
+        return make_error("per-CPU lookup " + std::to_string(key) + ": " + std::strerror(errno));
+    std::vector<uint64_t> sums(value_size / 8, 0);
+    for (int c = 0; c < cpus; ++c) {
+        for (size_t w = 0; w < sums.size(); ++w) {
+            uint64_t v;
+            std::memcpy(&v, &values[stride * static_cast<size_t>(c) + 8 * w], sizeof v);
+            sums[w] += v;
+        }
+    }
+    return sums;
+}
+
 Result<std::vector<uint64_t>> read_stats(int fd) {
     struct bpf_map_info info;
     std::memset(&info, 0, sizeof info);
     __u32 len = sizeof info;
     if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0)
         return make_error(std::string("stats map info: ") + std::strerror(errno));
-    int cpus = libbpf_num_possible_cpus();
-    if (cpus <= 0) return make_error("libbpf_num_possible_cpus failed");
-    // Per-CPU values are laid out rounded up to 8 bytes each.
-    size_t stride = (info.value_size + 7) / 8 * 8;
-    std::vector<uint8_t> values(stride * static_cast<size_t>(cpus));
     std::vector<uint64_t> sums(info.max_entries, 0);
     for (__u32 key = 0; key < info.max_entries; ++key) {
-        if (bpf_map_lookup_elem(fd, &key, values.data()) != 0)
-            return make_error("stats lookup " + std::to_string(key) + ": " + std::strerror(errno));
-        for (int c = 0; c < cpus; ++c) {
-            uint64_t v;
-            std::memcpy(&v, &values[stride * static_cast<size_t>(c)], sizeof v);
-            sums[key] += v;
-        }
+        auto value = read_percpu_sums(fd, key, info.value_size);
+        if (!value) return make_error("stats: " + value.error().message);
+        sums[key] = value.value().at(0);
     }
     return sums;
 }

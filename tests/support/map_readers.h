@@ -26,6 +26,10 @@ struct StatInfo {
 };
 const std::vector<StatInfo>& stat_table();
 
+// One value of a per-CPU map as u64 words (value_size / 8 of them), each
+// summed over all possible CPUs: a counter struct such as filter_rule_counter.
+Result<std::vector<uint64_t>> read_percpu_sums(int map_fd, uint32_t key, size_t value_size);
+
 // stats[reason], summed over all possible CPUs (the first u64 of each value).
 Result<std::vector<uint64_t>> read_stats(int stats_map_fd);
 
