@@ -26,7 +26,7 @@
 #include "compiler/compiled_config.h"
 #else
 namespace sluice {
-enum class ClassifierGrouping { when_needed, by_shape };
+enum class ClassifierGrouping { when_needed, by_shape, by_shape_sparse };
 }
 #endif
 

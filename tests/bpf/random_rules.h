@@ -224,10 +224,13 @@ protected:
     std::string where(int set) const;
     std::string reproduce(int set) const;
 
-    // Applies rule set `set`: odd ones with their rules split into groups by
-    // shape (maps/policy.h), so that the merge of several groups' results is
-    // checked as well as the single group used whenever the rules fit in one.
-    // Then no session or flow-cache entry is left. *groups: groups in use.
+    // Applies rule set `set` compiled with grouping_of(set): odd ones with
+    // their rules split into groups by shape (maps/policy.h), half of those
+    // with every cross table sparse, so that the merge of several groups'
+    // results and the sparse lookups are checked as well as the single group
+    // of dense tables used whenever the rules fit in one. Then no session or
+    // flow-cache entry is left. *groups: groups in use.
+    static ClassifierGrouping grouping_of(int set);
     ::testing::AssertionResult apply_rule_set(int set, const std::string& yaml, uint32_t* groups);
     void clear_flows();
 

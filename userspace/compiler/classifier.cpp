@@ -330,9 +330,10 @@ struct Compiled {
 };
 
 Result<Compiled> compile_groups(const Fields& f, const std::vector<GroupPlan>& plans,
-                                const std::vector<ClassifierRule>& rules, bool allow_sparse) {
+                                const std::vector<ClassifierRule>& rules, bool allow_sparse, bool all_sparse = false) {
     Budget budget;
     budget.allow_sparse = allow_sparse;
+    if (all_sparse) budget.dense = 0;
     ResultSet results;
     Compiled out;
     for (size_t i = 0; i < plans.size(); ++i) {
@@ -388,8 +389,8 @@ Result<CompiledClassifier> compile_classifier(const std::vector<ClassifierRule>&
     Bits all(words);
     for (uint32_t i = 0; i < rules.size(); ++i) set_bit(all, i);
     const std::vector<GroupPlan> shapes = groups_by_shape(rules, words);
-    auto compiled = grouping == ClassifierGrouping::by_shape
-                        ? compile_groups(f, shapes, rules, true)
+    auto compiled = grouping != ClassifierGrouping::when_needed
+                        ? compile_groups(f, shapes, rules, true, grouping == ClassifierGrouping::by_shape_sparse)
                         : compile_groups(f, {GroupPlan{"all rules", all}}, rules, false);
     if (!compiled && grouping == ClassifierGrouping::when_needed)
         compiled = compile_groups(f, shapes.empty() ? std::vector<GroupPlan>{GroupPlan{"all rules", all}} : shapes,

@@ -51,9 +51,11 @@ inline std::tuple<uint8_t, uint8_t, uint32_t, uint32_t> sparse_order(const class
 }
 
 // How the classifier groups its rules (maps/policy.h). `when_needed` is what
-// sluice runs: one group unless the rules do not fit in one. `by_shape`
-// always splits, so that tests exercise several groups with small rule sets.
-enum class ClassifierGrouping { when_needed, by_shape };
+// sluice runs: one group of dense tables unless the rules do not fit in one.
+// The others are for tests, to exercise several groups and the sparse tables
+// with small rule sets: `by_shape` always splits; `by_shape_sparse` also
+// stores every table sparse.
+enum class ClassifierGrouping { when_needed, by_shape, by_shape_sparse };
 
 // One group of the classifier (maps/policy.h): which rules, and the sizes
 // of its classes and tables, for `check`, `show` and tests.
