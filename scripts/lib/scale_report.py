@@ -431,7 +431,9 @@ def svg_chart(d, args):
             counts, lines = get(kind)
             if not counts:
                 continue
-            short = {"src": "source rules", "port": "port rules"}[kind]
+            short = {"src": "source rules", "port": "port rules"}.get(kind)
+            if short is None:  # mixed (part (c) only) has its table in the report, not a panel
+                continue
             panel(s, 10 + c * PW, 96 + r * PH, PW, PH, f"{title} · {short}", ylabel, counts, lines, flag(kind))
     s.append("</svg>")
     return "\n".join(s) + "\n"
