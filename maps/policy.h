@@ -15,7 +15,8 @@
  *   T_FINAL      (x',           y)           -> result id (0 = no rule)
  *
  * Compile time and table memory grow with the rules; the per-packet work is
- * those nine lookups and one result read, always.
+ * five field lookups and, per group of rules in use (see below), four table
+ * reads and one result read, whatever the number of rules.
  *
  * Groups: rules whose fields combine into more cross-product entries than a
  * generation holds (say 3,000 source-host rules and 3,000 destination-host

@@ -340,7 +340,7 @@ TEST(CompilerRandom, PairsUnderAWideRuleAreAClearError) {
                      "3,002 destination classes"),
               std::string::npos)
         << m;
-    EXPECT_NE(m.find("of its combinations are non-empty"), std::string::npos) << m;
+    EXPECT_NE(m.find("of its cells are non-empty"), std::string::npos) << m;
     EXPECT_NE(m.find("3,001 rules with source set, destination set"), std::string::npos) << m;
 }
 

@@ -36,6 +36,7 @@ struct Budget {
     size_t dense = CLASSIFIER_CROSS_PER_GEN;
     size_t sparse = CLASSIFIER_SPARSE_PER_GEN;
     bool allow_sparse = true;   // false: fail fast where a dense table does not fit
+    bool out_of_space = false;  // set when a table did not fit: splitting by shape may help
 };
 
 struct TableName {
@@ -50,12 +51,13 @@ std::string with_commas(uint64_t n) {
     return s;
 }
 
-Error no_space(const TableName& name, size_t left, size_t right, const Budget& budget, const std::string& sparse) {
+Error no_space(const TableName& name, size_t left, size_t right, Budget& budget, const std::string& sparse) {
+    budget.out_of_space = true;
     return make_error(std::string("the rules need more classifier table space than a generation holds: ") +
                       name.table + " is " + with_commas(left) + " " + name.left + " classes x " + with_commas(right) +
-                      " " + name.right + " classes = " + with_commas(uint64_t{left} * right) + " entries, " +
-                      with_commas(budget.dense) + " left of " + with_commas(CLASSIFIER_CROSS_PER_GEN) + ", and " +
-                      sparse + "; fewer distinct combinations of these fields across rules fit");
+                      " " + name.right + " classes = " + with_commas(uint64_t{left} * right) + " cells, more than the " +
+                      with_commas(budget.dense) + " dense entries left of " + with_commas(CLASSIFIER_CROSS_PER_GEN) +
+                      ", and " + sparse + "; fewer distinct combinations of these fields across rules fit");
 }
 
 // The table of left x right, entry = value_of(left[l] ∩ right[r]) (0 for an
@@ -96,7 +98,7 @@ Result<Table> cross_table(const ClassSet& left, const ClassSet& right, const Tab
                 for (uint32_t r : right_by_rule[w * 64 + static_cast<size_t>(__builtin_ctzll(bits))]) {
                     if (++visits > kMaxSparseVisits)
                         return no_space(name, left.size(), right.size(), budget,
-                                        "too many of its combinations overlap to list them");
+                                        "too many of its cells are non-empty to list them as sparse entries");
                     if (seen[r] == l) continue;
                     seen[r] = l;
                     for (size_t i = 0; i < both.size(); ++i) both[i] = left[l][i] & right[r][i];
@@ -106,8 +108,8 @@ Result<Table> cross_table(const ClassSet& left, const ClassSet& right, const Tab
                     if (t.sparse.size() == budget.sparse)
                         return no_space(name, left.size(), right.size(), budget,
                                         "more than " + with_commas(budget.sparse) +
-                                            " of its combinations are non-empty (sparse entries left, of " +
-                                            with_commas(CLASSIFIER_SPARSE_PER_GEN) + ")");
+                                            " of its cells are non-empty, the sparse entries left of " +
+                                            with_commas(CLASSIFIER_SPARSE_PER_GEN));
                     t.sparse.push_back({l, r, v.value()});
                 }
             }
@@ -122,9 +124,11 @@ Result<Table> cross_classes(const ClassSet& left, const ClassSet& right, ClassSe
                             Budget& budget) {
     return cross_table(left, right, name, budget, [&](const Bits& both) -> Result<uint32_t> {
         const uint32_t id = out.intern(both);
-        if (uint64_t{out.size()} * out.words() * 8 > kMaxClassBytes)
+        if (uint64_t{out.size()} * out.words() * 8 > kMaxClassBytes) {
+            budget.out_of_space = true;
             return make_error(std::string("the rules combine into too many distinct classes in ") + name.table +
                               " (over " + with_commas(out.size()) + "); fewer distinct combinations fit");
+        }
         return id;
     });
 }
@@ -306,6 +310,8 @@ Result<GroupTables> compile_group(const Fields& f, const GroupPlan& plan, const 
     return g;
 }
 
+const char* const kAllRules = "all rules";
+
 // Rules by shape: whether source and destination are `any`. Rules of one
 // shape share a wildcard, so their classes do not multiply with those of the
 // other shapes (3,000 source-host rules and 3,000 destination-host rules make
@@ -329,8 +335,11 @@ struct Compiled {
     std::vector<classifier_result> results;
 };
 
+// *out_of_space: the failure was table space (not a counting limit or too
+// many outcomes), which another grouping may cure.
 Result<Compiled> compile_groups(const Fields& f, const std::vector<GroupPlan>& plans,
-                                const std::vector<ClassifierRule>& rules, bool allow_sparse, bool all_sparse = false) {
+                                const std::vector<ClassifierRule>& rules, bool allow_sparse, bool all_sparse,
+                                bool* out_of_space) {
     Budget budget;
     budget.allow_sparse = allow_sparse;
     if (all_sparse) budget.dense = 0;
@@ -339,12 +348,18 @@ Result<Compiled> compile_groups(const Fields& f, const std::vector<GroupPlan>& p
     for (size_t i = 0; i < plans.size(); ++i) {
         auto g = compile_group(f, plans[i], rules, results, budget);
         if (!g) {
-            if (plans.size() == 1) return g.error();
+            if (out_of_space) *out_of_space = budget.out_of_space;
+            if (!budget.out_of_space || plans[i].shape == kAllRules) return g.error();
             uint32_t n = 0;
             for (uint64_t w : plans[i].members) n += static_cast<uint32_t>(__builtin_popcountll(w));
-            return make_error(g.error().message + " (split by shape into " + std::to_string(plans.size()) +
-                              " groups with tables of their own, as one group did not fit either; this is group " +
-                              std::to_string(i + 1) + ", " + with_commas(n) + " rules with " + plans[i].shape + ")");
+            const std::string where =
+                plans.size() == 1 ? "all " + with_commas(n) + " rules have one shape, " + plans[i].shape +
+                                        ", so splitting by shape does not help"
+                                  : "split by shape into " + std::to_string(plans.size()) +
+                                        " groups with tables of their own, as one group did not fit either; this is "
+                                        "group " + std::to_string(i + 1) + ", " + with_commas(n) + " rules with " +
+                                        plans[i].shape;
+            return make_error(g.error().message + " (" + where + ")");
         }
         out.groups.push_back(std::move(g.value()));
     }
@@ -388,13 +403,15 @@ Result<CompiledClassifier> compile_classifier(const std::vector<ClassifierRule>&
     // dense ones do not fit; its errors are the ones reported.
     Bits all(words);
     for (uint32_t i = 0; i < rules.size(); ++i) set_bit(all, i);
+    // (Out of space means there are rules, so `shapes` is not empty.)
     const std::vector<GroupPlan> shapes = groups_by_shape(rules, words);
-    auto compiled = grouping != ClassifierGrouping::when_needed
-                        ? compile_groups(f, shapes, rules, true, grouping == ClassifierGrouping::by_shape_sparse)
-                        : compile_groups(f, {GroupPlan{"all rules", all}}, rules, false);
-    if (!compiled && grouping == ClassifierGrouping::when_needed)
-        compiled = compile_groups(f, shapes.empty() ? std::vector<GroupPlan>{GroupPlan{"all rules", all}} : shapes,
-                                  rules, true);
+    bool out_of_space = false;
+    auto compiled =
+        grouping != ClassifierGrouping::when_needed
+            ? compile_groups(f, shapes, rules, true, grouping == ClassifierGrouping::by_shape_sparse, nullptr)
+            : compile_groups(f, {GroupPlan{kAllRules, all}}, rules, false, false, &out_of_space);
+    if (!compiled && out_of_space)
+        compiled = compile_groups(f, shapes, rules, true, false, nullptr);
     if (!compiled) return compiled.error();
     std::vector<GroupTables>& groups = compiled.value().groups;
 

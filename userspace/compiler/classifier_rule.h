@@ -29,11 +29,13 @@ struct ClassifierRule {
 };
 
 // The tables of one generation. Fails when the rules need more cross-product
-// entries than a generation holds (CLASSIFIER_CROSS_PER_GEN), more results
-// than CLASSIFIER_MAX_RESULTS, or a packet could be counted by more than
-// CLASSIFIER_MAX_COUNTED filter rules; the message says which.
-// Rules go in one group when their tables fit, else in up to
-// CLASSIFIER_GROUPS groups by shape (or always by shape, for tests).
+// cells than a generation holds, dense (CLASSIFIER_CROSS_PER_GEN) and sparse
+// (CLASSIFIER_SPARSE_PER_GEN) together, even split into groups by shape; when
+// they combine into too many classes for the compiler's memory; when they
+// have more than CLASSIFIER_MAX_RESULTS outcomes; or when a packet could be
+// counted by more than CLASSIFIER_MAX_COUNTED filter rules. The message says
+// which. Rules go in one group of dense tables when they fit, else in up to
+// CLASSIFIER_GROUPS groups by shape (or as `grouping` says, for tests).
 Result<CompiledClassifier> compile_classifier(const std::vector<ClassifierRule>& rules, uint8_t generation,
                                               ClassifierGrouping grouping = ClassifierGrouping::when_needed);
 

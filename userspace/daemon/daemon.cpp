@@ -332,7 +332,9 @@ void Daemon::write_state_file() {
     }
     const auto& t = current_.tables;
     state["classifier"] = {{"rules", t.rule_count},
+                           {"groups", t.groups.size()},
                            {"cross_entries", t.cross.size()},
+                           {"sparse_entries", t.sparse.size()},
                            {"results", t.results.size() - 1},
                            {"map_bytes", t.map_bytes}};
     state["nat"] = nat_state_json(nat_);
