@@ -2,6 +2,7 @@
 // (maps/policy.h). Everything a packet will look up is computed here, once.
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <string>
@@ -119,11 +120,19 @@ Result<Table> cross_table(const ClassSet& left, const ClassSet& right, const Tab
     return t;
 }
 
-// out[l][r] = class of left[l] ∩ right[r].
+// out[l][r] = class of left[l] ∩ right[r]. Stops with out-of-space once
+// `out` holds more than max_out classes: the caller's next table, which
+// multiplies `out` by another class count, could not be dense then, so an
+// attempt without sparse tables fails early instead of filling this table.
 Result<Table> cross_classes(const ClassSet& left, const ClassSet& right, ClassSet& out, const TableName& name,
-                            Budget& budget) {
+                            Budget& budget, size_t max_out = SIZE_MAX) {
     return cross_table(left, right, name, budget, [&](const Bits& both) -> Result<uint32_t> {
         const uint32_t id = out.intern(both);
+        if (out.size() > max_out) {
+            budget.out_of_space = true;
+            return make_error(std::string("the rules combine into more than ") + with_commas(max_out) + " classes in " +
+                              name.table + ", too many for a dense table after it");
+        }
         if (uint64_t{out.size()} * out.words() * 8 > kMaxClassBytes) {
             budget.out_of_space = true;
             return make_error(std::string("the rules combine into too many distinct classes in ") + name.table +
@@ -292,8 +301,12 @@ Result<GroupTables> compile_group(const Fields& f, const GroupPlan& plan, const 
     auto t1 = cross_classes(scope_app, own[kSourcePort], with_sport,
                             TableName{"T_SPORT", "scope+destination-port", "source-port"}, budget);
     if (!t1) return t1.error();
+    // Without sparse tables T_FINAL is with_sport x addresses dense cells: a
+    // bound on the address classes that lets a rule base that will not fit
+    // fail here (quickly) rather than after interning millions of classes.
+    const size_t max_addresses = budget.allow_sparse ? SIZE_MAX : budget.dense / with_sport.size();
     auto t2 = cross_classes(own[kSource], own[kDestination], addresses,
-                            TableName{"T_SRC_DST", "source", "destination"}, budget);
+                            TableName{"T_SRC_DST", "source", "destination"}, budget, max_addresses);
     if (!t2) return t2.error();
     auto t3 = cross_results(with_sport, addresses, rules, results, budget);
     if (!t3) return t3.error();
