@@ -76,6 +76,19 @@ std::optional<std::string> bpf_unavailable_reason() {
 }
 
 Result<std::unique_ptr<NetnsFixture>> NetnsFixture::create() {
+    // The datapath keeps per-CPU state (the flow cache, counters), and each
+    // BPF_PROG_TEST_RUN runs on the CPU its caller is on. Tests that expect a
+    // second packet to find what the first one left need both runs on one
+    // CPU; with tests running side by side (ctest -j) a thread moves between
+    // CPUs often enough to miss. So the thread stays on the CPU it is on now.
+    if (const int cpu = sched_getcpu(); cpu >= 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        if (sched_setaffinity(0, sizeof one, &one) != 0)
+            return make_error(std::string("sched_setaffinity to CPU ") + std::to_string(cpu) + ": " +
+                              std::strerror(errno));
+    }
     std::unique_ptr<NetnsFixture> ns(new NetnsFixture());
     ns->name_ = "sluice-bpft-" + std::to_string(getpid()) + "-" + std::to_string(g_counter++);
     if (Status s = ns->setup(); !s) return s.error();  // ~NetnsFixture undoes the rest
