@@ -162,10 +162,14 @@ TEST(CompilerRandom, ThousandsOfMixedRulesCompile) {
 
 // The benchmark's rule kinds (docs/scale.md): 10,000 single-field rules fit
 // easily, and still classify exactly.
+// The two zones and interfaces the scale configs below start with.
+constexpr const char* kTwoZones =
+    "interfaces: { lan0: { zone: trust }, wan0: { zone: untrust } }\n"
+    "zones: { trust: {}, untrust: {} }\n";
+
 TEST(CompilerRandom, TenThousandSourceOrPortRulesCompile) {
     for (bool ports : {false, true}) {
-        std::string text = "interfaces: { lan0: { zone: trust }, wan0: { zone: untrust } }\n"
-                           "zones: { trust: {}, untrust: {} }\n";
+        std::string text = kTwoZones;
         if (ports) {
             text += "applications:\n";
             for (int i = 0; i < 10000; ++i)
@@ -232,8 +236,7 @@ compiler::PacketSpec scale_packet(const std::string& src, const std::string& dst
 // pair a class (9 M entries, more than a generation holds). Split by shape
 // they need a few entries per rule, and classify exactly as a linear scan.
 TEST(CompilerRandom, MixedShapesSplitIntoGroups) {
-    std::string text = "interfaces: { lan0: { zone: trust }, wan0: { zone: untrust } }\n"
-                       "zones: { trust: {}, untrust: {} }\napplications:\n";
+    std::string text = std::string(kTwoZones) + "applications:\n";
     for (int i = 0; i < 3000; ++i)
         text += "  a" + std::to_string(i) + ": { protocol: tcp, destination-port: " + std::to_string(20000 + i) +
                 " }\n";
@@ -279,8 +282,7 @@ TEST(CompilerRandom, MixedShapesSplitIntoGroups) {
 // host, or with a port) fill N x N cells of which N are non-empty: those
 // tables are stored sparse, and classify exactly as a linear scan.
 TEST(CompilerRandom, PairRulesUseSparseTables) {
-    std::string text = "interfaces: { lan0: { zone: trust }, wan0: { zone: untrust } }\n"
-                       "zones: { trust: {}, untrust: {} }\napplications:\n";
+    std::string text = std::string(kTwoZones) + "applications:\n";
     for (int i = 0; i < 3000; ++i)
         text += "  a" + std::to_string(i) + ": { protocol: udp, destination-port: " + std::to_string(30000 + i) +
                 " }\n";
@@ -323,8 +325,7 @@ TEST(CompilerRandom, PairRulesUseSparseTables) {
 // non-empty, more than either table space holds. Refused, naming the table
 // and the group.
 TEST(CompilerRandom, PairsUnderAWideRuleAreAClearError) {
-    std::string text = "interfaces: { lan0: { zone: trust }, wan0: { zone: untrust } }\n"
-                       "zones: { trust: {}, untrust: {} }\npolicies:\n";
+    std::string text = std::string(kTwoZones) + "policies:\n";
     for (int i = 0; i < 3000; ++i)
         text += "  - { name: r" + std::to_string(i) + ", from: trust, to: untrust, source: " + host(19, i) +
                 ", destination: " + host(18, i) + ", action: deny }\n";

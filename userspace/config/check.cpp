@@ -152,8 +152,7 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
             << format_bytes(t.map_bytes) << " per generation (" << plural(t.rule_count, "rule", "rules") << ", "
             << t.cross.size() << " of " << CLASSIFIER_CROSS_PER_GEN << " cross-product entries, ";
         if (!t.sparse.empty()) out << t.sparse.size() << " of " << CLASSIFIER_SPARSE_PER_GEN << " sparse entries, ";
-        out
-            << plural(t.results.size() - 1, "distinct outcome", "distinct outcomes");
+        out << plural(t.results.size() - 1, "distinct outcome", "distinct outcomes");
         if (t.groups.size() > 1) out << "; " << t.groups.size() << " groups of rules by shape, each read per packet";
         out << ")\n";
     }

@@ -51,7 +51,6 @@
 // Needs root (namespaces, BPF). kernel.bpf_stats_enabled must be 0.
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
@@ -182,14 +181,8 @@ public:
         int stats_enabled = 0;
         if (std::ifstream in("/proc/sys/kernel/bpf_stats_enabled"); in >> stats_enabled && stats_enabled != 0)
             die("kernel.bpf_stats_enabled is 1: it adds two clock reads per program run; set it to 0");
-        // The flow cache is per CPU and BPF_PROG_TEST_RUN runs an XDP program
-        // on the calling thread's CPU: stay on one.
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        const int cpu = sched_getcpu();
-        CPU_SET(cpu < 0 ? 0 : cpu, &set);
-        if (sched_setaffinity(0, sizeof set, &set) != 0) die(std::string("sched_setaffinity: ") + std::strerror(errno));
-
+        // NetnsFixture::create keeps this thread on one CPU (the flow cache is
+        // per CPU and BPF_PROG_TEST_RUN runs on the caller's CPU).
         auto ns = NetnsFixture::create();
         if (!ns) die("namespace: " + ns.error().message);
         ns_ = std::move(ns.value());
