@@ -279,6 +279,44 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } punt_stats SEC(".maps");
 
+/* ---- host-inbound (maps/host_inbound.h) ---- */
+/* (zone or catalog, protocol, port, generation) → service id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, HOST_SERVICE_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct host_service_key);
+	__type(value, struct host_service_value);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} host_services SEC(".maps");
+
+/* Flows the firewall opened, keyed by their replies' tuple. LRU: a flow that
+ * is pushed out only loses its replies, as an expired one does. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SLUICE_MAX_HOST_FLOWS);
+	__type(key, struct session_key_v4);
+	__type(value, struct host_flow_value);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} host_flows_v4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SLUICE_MAX_HOST_FLOWS);
+	__type(key, struct session_key_v6);
+	__type(value, struct host_flow_value);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} host_flows_v6 SEC(".maps");
+
+/* Accepted and dropped packets per (generation, zone, service). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, HOST_HITS_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct host_inbound_counter);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} host_hits SEC(".maps");
+
 static __always_inline void count(enum stat_reason reason)
 {
 	__u32 key = reason;

@@ -4,8 +4,9 @@
  * chain by tail calls through jump_table:
  *
  *   xdp_main_prog → xdp_zone_prog → [xdp_policy_prog] → [xdp_nat_prog] → xdp_forward_prog
+ *                                 → [xdp_host_prog]   (packets for the firewall itself)
  *                                 → [xdp_splice_prog] (TCP handed back by the inspection stage)
- *   tc_egress_prog (packets the kernel forwarded: session + NAT)
+ *   tc_egress_prog (packets the kernel forwarded: session + NAT; the firewall's own flows)
  *   tc_punt_prog   (TC ingress: punted packets to the inspection stage's sockets)
  *
  * Program names are part of the interface: perf shows bpf_prog_<tag>_<name>.
@@ -28,6 +29,7 @@
 #include "nat_tc.bpf.h"
 #include "punt.bpf.h"
 #include "tcp_splice.bpf.h"
+#include "host_inbound.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -101,7 +103,7 @@ int xdp_zone_prog(struct xdp_md *ctx)
 		if (run_filter(pc, cfg, zone->filter_id, (__u64)(data_end - data)) == FILTER_ACTION_DROP)
 			return drop(STAT_DROP_FILTER);
 	}
-	if (dst_is_link_scope(pc))
+	if (host_link_control(pc))
 		return pass(STAT_PASS_LINK_LOCAL);
 
 	now = bpf_ktime_get_coarse_ns();
@@ -110,6 +112,9 @@ int xdp_zone_prog(struct xdp_md *ctx)
 		if (rc)
 			return drop(rc);
 	}
+	/* Multicast, broadcast, IPv6 link-local: only the firewall takes them. */
+	if (dst_is_link_scope(pc))
+		return jump(ctx, SLUICE_JUMP_HOST);
 
 	if (pc->icmp_error) {
 		/* Related to a known flow: it travels the way the quoted packet's
@@ -223,6 +228,10 @@ int xdp_policy_prog(struct xdp_md *ctx)
 			return drop(rc);
 	}
 	rc = fib_resolve(ctx, pc, ctx->ingress_ifindex);
+	/* For the firewall itself (with forwarding off, the lookup stops before
+	 * it can tell: the kernel then delivers only what is its own). */
+	if (rc == BPF_FIB_LKUP_RET_NOT_FWDED || rc == BPF_FIB_LKUP_RET_FWD_DISABLED)
+		return jump(ctx, SLUICE_JUMP_HOST);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
 		return pass(fib_pass_reason(rc));
 	if (pc->ttl <= 1)
@@ -311,6 +320,29 @@ int xdp_policy_prog(struct xdp_md *ctx)
 	return drop(policy_id == SESSION_POLICY_RELATED ? STAT_DROP_POLICY_DEFAULT : STAT_DROP_POLICY_DENY);
 }
 
+/* A packet for the firewall itself: one of its addresses, or link scope.
+ * Judged by the zone it came from (host_inbound.bpf.h); what is let in goes
+ * to the kernel, the rest is dropped here. */
+SEC("xdp")
+int xdp_host_prog(struct xdp_md *ctx)
+{
+	struct packet_ctx *pc = scratch(0);
+	struct runtime_config *cfg = runtime_config();
+	__u32 service = HOST_SVC_OTHER;
+	int accepted;
+	__u64 now;
+
+	if (!pc || !cfg)
+		return XDP_ABORTED;
+	now = bpf_ktime_get_coarse_ns();
+	accepted = host_inbound_judge(pc, cfg, now, &service);
+	host_count(cfg, pc->zone_in, service, accepted);
+	frag_record(pc, accepted ? FRAG_VERDICT_FOLLOW : FRAG_VERDICT_DROP, now);
+	if (!accepted)
+		return drop(STAT_DROP_HOST_INBOUND);
+	return pass(dst_is_link_scope(pc) ? STAT_PASS_LINK_LOCAL : STAT_PASS_LOCAL);
+}
+
 /* Packets of translated flows (pc->nat). Handing a packet to the kernel
  * instead of redirecting it: destination translation happens here (the kernel
  * must route the real target), source translation is left to tc_egress_prog
@@ -387,8 +419,10 @@ int tc_egress_prog(struct __sk_buff *skb)
 	if (pc->icmp_error)
 		return nat_tc_icmp_error(skb, pc);
 	s = session_lookup(pc->family, &pc->key);
-	if (!s)
+	if (!s) {
+		host_flow_note(skb, pc);
 		return TC_ACT_OK;
+	}
 	count(STAT_TC_EGRESS_SESSION);
 	s->last_seen_ns = bpf_ktime_get_coarse_ns();
 	if (s->fib.generation != cfg->fib_generation && pc->l3_off == sizeof(*eth) &&

@@ -46,6 +46,10 @@
 #define SLUICE_MAP_PUNT_CFG "punt_cfg"
 #define SLUICE_MAP_PUNT_RULESETS "punt_rulesets"
 #define SLUICE_MAP_PUNT_STATS "punt_stats"
+#define SLUICE_MAP_HOST_SERVICES "host_services"
+#define SLUICE_MAP_HOST_FLOWS_V4 "host_flows_v4"
+#define SLUICE_MAP_HOST_FLOWS_V6 "host_flows_v6"
+#define SLUICE_MAP_HOST_HITS "host_hits"
 
 /* Tail-call slots of jump_table. */
 enum sluice_jump_slot {
@@ -54,7 +58,8 @@ enum sluice_jump_slot {
 	SLUICE_JUMP_NAT = 2,
 	SLUICE_JUMP_FORWARD = 3,
 	SLUICE_JUMP_SPLICE = 4,
-	SLUICE_JUMP_SLOTS = 5,
+	SLUICE_JUMP_HOST = 5,
+	SLUICE_JUMP_SLOTS = 6,
 };
 
 #define SLUICE_PROG_XDP_MAIN "xdp_main_prog"
@@ -62,6 +67,7 @@ enum sluice_jump_slot {
 #define SLUICE_PROG_XDP_POLICY "xdp_policy_prog"
 #define SLUICE_PROG_XDP_NAT "xdp_nat_prog"
 #define SLUICE_PROG_XDP_FORWARD "xdp_forward_prog"
+#define SLUICE_PROG_XDP_HOST "xdp_host_prog"
 #define SLUICE_PROG_TC_EGRESS "tc_egress_prog"
 #define SLUICE_PROG_TC_PUNT "tc_punt_prog"
 

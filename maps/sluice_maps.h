@@ -12,5 +12,6 @@
 #include "flow_cache.h"
 #include "runtime_config.h"
 #include "stats.h"
+#include "host_inbound.h"
 #include "map_names.h"
 #endif

@@ -27,6 +27,7 @@
 	X(STAT_PUNT_ASSIGNED, "tc-punt-socket-assigned", info)                   \
 	X(STAT_INSPECT_FAIL_OPEN, "inspect-stage-down-fail-open", info)          \
 	X(STAT_TCP_SPLICED, "tcp-spliced-after-inspection", info)                \
+	X(STAT_HOST_FLOW_TRACKED, "host-flow-tracked", info)                     \
 	X(STAT_PASS_NON_IP, "pass-non-ip", pass)                                 \
 	X(STAT_PASS_UNZONED, "pass-unzoned-interface", pass)                     \
 	X(STAT_PASS_LOCAL, "pass-local", pass)                                   \
@@ -76,6 +77,7 @@
 	X(STAT_DROP_PUNT_NO_SOCKET, "drop-punt-no-socket", drop)                 \
 	X(STAT_DROP_INSPECT_HANDOFF_HOLD, "drop-inspect-handoff-hold", drop)     \
 	X(STAT_DROP_FILTER, "drop-filter", drop)                                 \
+	X(STAT_DROP_HOST_INBOUND, "drop-host-inbound", drop)                     \
 	X(STAT_DROP_INTERNAL, "drop-internal-error", drop)
 
 #define SLUICE_STAT_ENUM(name, str, kind) name,

@@ -122,6 +122,17 @@ PIN_OFFSET(flow_cache_key, dst_addr, 24);
 PIN_SIZE(flow_cache_value, 16);
 PIN_OFFSET(flow_cache_value, action, 12);
 
+PIN_SIZE(host_service_key, 8);
+PIN_OFFSET(host_service_key, zone_id, 0);
+PIN_OFFSET(host_service_key, port, 2);
+PIN_OFFSET(host_service_key, protocol, 4);
+PIN_OFFSET(host_service_key, generation, 5);
+PIN_SIZE(host_service_value, 4);
+PIN_SIZE(host_flow_value, 16);
+PIN_OFFSET(host_flow_value, created_ns, 8);
+PIN_SIZE(host_inbound_counter, 16);
+PIN_OFFSET(host_inbound_counter, dropped, 8);
+
 PIN_SIZE(nat_dst_key, 24);
 PIN_OFFSET(nat_dst_key, port, 16);
 PIN_OFFSET(nat_dst_key, zone_in, 18);

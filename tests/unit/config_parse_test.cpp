@@ -47,7 +47,9 @@ TEST(ConfigParse, ZonesInFileOrder) {
     const auto& c = good_basic();
     ASSERT_EQ(c.zones.size(), 3u);
     EXPECT_EQ(c.zones[0].name, "trust");
-    EXPECT_EQ(c.zones[0].host_inbound, (std::vector<std::string>{"ping", "ssh"}));
+    ASSERT_EQ(c.zones[0].host_inbound.size(), 2u);
+    EXPECT_EQ(c.zones[0].host_inbound[0].name, "ping");
+    EXPECT_EQ(c.zones[0].host_inbound[1].name, "ssh");
     EXPECT_EQ(c.zones[2].name, "dmz");  // `dmz:` with no value is an empty zone
 }
 

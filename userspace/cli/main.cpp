@@ -34,11 +34,13 @@ int main(int argc, char** argv) {
     auto* down = app.add_subcommand("down", "stop the instance, detach its programs, remove its pins");
     down->add_option("--instance", instance, "instance name");
 
-    auto* show = app.add_subcommand("show", "show sessions, stats, zones, policies, filters, nat or inspect");
+    auto* show =
+        app.add_subcommand("show", "show sessions, stats, zones, policies, filters, host-inbound, nat or inspect");
     std::string what;
-    show->add_option("what", what, "sessions | stats | zones | policies | filters | nat | inspect")
+    show->add_option("what", what, "sessions | stats | zones | policies | filters | host-inbound | nat | inspect")
         ->required()
-        ->check(CLI::IsMember({"sessions", "stats", "zones", "policies", "filters", "nat", "inspect"}));
+        ->check(CLI::IsMember(
+            {"sessions", "stats", "zones", "policies", "filters", "host-inbound", "nat", "inspect"}));
     show->add_option("--instance", instance, "instance name");
     show->add_flag("--json", json, "machine-readable output");
 

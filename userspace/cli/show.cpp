@@ -11,6 +11,7 @@
 
 #include "cli/pinned_map.h"
 #include "cli/show_filters.h"
+#include "cli/show_host_inbound.h"
 #include "cli/show_inspect.h"
 #include "cli/show_nat.h"
 #include "daemon/state_file.h"
@@ -216,6 +217,7 @@ int show(const std::string& what, const std::string& instance, bool json_out, st
     if (what == "zones") return show_zones(state, json_out, out);
     if (what == "policies") return show_policies(state, json_out, out);
     if (what == "filters") return show_filters(paths, state, json_out, out, err);
+    if (what == "host-inbound") return show_host_inbound(paths, state, json_out, out, err);
     err << "sluice: unknown show target " << what << "\n";
     return 1;
 }

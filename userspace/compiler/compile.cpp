@@ -7,6 +7,7 @@
 #include "compiler/classifier_rule.h"
 #include "compiler/compile_nat.h"
 #include "compiler/filters.h"
+#include "compiler/host_inbound.h"
 #include "compiler/resolved_rule.h"
 
 namespace sluice::compiler {
@@ -97,6 +98,10 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation,
     auto nat = compile_nat(config, generation);
     if (!nat) return nat.error();
     out.nat = std::move(nat.value());
+
+    auto host = compile_host_inbound(config, generation);
+    if (!host) return host.error();
+    out.host_inbound = std::move(host.value());
 
     out.default_action = to_policy_action(config.default_action);
     out.timeout_ns = compile_timeouts(config.timeouts);

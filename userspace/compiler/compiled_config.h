@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "compiler/compiled_host_inbound.h"
 #include "compiler/compiled_nat.h"
 
 extern "C" {
@@ -122,6 +123,7 @@ struct CompiledConfig {
     std::vector<CompiledFilter> filters;
     CompiledClassifier tables;
     CompiledNat nat;           // same generation as tables
+    CompiledHostInbound host_inbound;  // same generation as tables
     policy_action default_action = POLICY_ACTION_DENY;
     std::array<uint64_t, TIMEOUT_CLASS_COUNT> timeout_ns{};
 };

@@ -13,6 +13,7 @@
 
 #include "config/address_range.h"
 #include "config/diagnostics.h"
+#include "config/host_services.h"
 #include "config/prefix.h"
 #include "config/values.h"
 
@@ -35,10 +36,20 @@ struct Interface {
     std::optional<NameRef> filter;
 };
 
+// One item of a zone's `host-inbound` list (docs/host-protection.md): a named
+// service (config/host_services.h) or `all`, or an entry of its own,
+// { protocol, port } / { protocol, type } / { protocol }.
+struct HostInboundItem {
+    std::string name;           // the named service or "all"; empty for an entry
+    Location location;
+    std::string path;           // e.g. "zones.trust.host-inbound[1]"
+    HostServiceMatch match;     // an entry's protocol and ports (ICMP: type)
+};
+
 struct Zone {
     std::string name;
     Location location;
-    std::vector<std::string> host_inbound;  // services to the firewall itself (not enforced yet)
+    std::vector<HostInboundItem> host_inbound;  // what the firewall answers from this zone
 };
 
 struct AddressBookEntry {

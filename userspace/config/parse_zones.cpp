@@ -1,6 +1,84 @@
 #include "config/sections.h"
+#include "config/suggest.h"
 
 namespace sluice::config {
+namespace {
+
+// { protocol: tcp|udp, port: P } | { protocol: icmp|icmpv6, type: T } | { protocol: N }
+void read_host_entry(YamlReader& reader, const YAML::Node& node, HostInboundItem& item) {
+    reader.check_keys(node, item.path, {"protocol", "port", "type"});
+    auto proto_node = reader.required(node, item.path, "protocol");
+    if (!proto_node) return;
+    const std::string proto_path = field_path(item.path, "protocol");
+    auto text = reader.scalar(*proto_node, proto_path);
+    if (!text) return;
+    auto proto = parse_protocol(*text);
+    if (!proto) {
+        reader.error(*proto_node, proto_path, proto.error().message);
+        return;
+    }
+    if (proto.value() == 0) {
+        reader.error(*proto_node, proto_path, "protocol 0 cannot be allowed on its own (use `all` for everything)");
+        return;
+    }
+    item.match.protocol = proto.value();
+    const bool ported = proto.value() == kProtoTcp || proto.value() == kProtoUdp;
+    const bool icmp = proto.value() == kProtoIcmp || proto.value() == kProtoIcmpv6;
+    const YAML::Node port = node["port"], type = node["type"];
+    if (port && !ported)
+        reader.error(port, field_path(item.path, "port"), "port needs protocol tcp or udp, not " + *text);
+    if (type && !icmp)
+        reader.error(type, field_path(item.path, "type"), "type needs protocol icmp or icmpv6, not " + *text);
+    if (ported) {
+        if (!port) reader.error(node, item.path, "missing \"port\" (protocol " + *text + " needs the ports to allow)");
+        else item.match.ports = read_ports(reader, port, field_path(item.path, "port"));
+    }
+    if (icmp) {
+        if (!type) {
+            reader.error(node, item.path,
+                         "missing \"type\" (the " + *text + " type number to allow; `ping` allows echo requests)");
+        } else if (auto t = reader.scalar(type, field_path(item.path, "type"))) {
+            auto range = parse_port_range(*t);
+            if (!range || range.value().lo != range.value().hi || range.value().lo > 255)
+                reader.error(type, field_path(item.path, "type"), "an ICMP type is one number, 0-255");
+            else
+                item.match.ports = {range.value()};
+        }
+    }
+}
+
+void read_host_inbound(YamlReader& reader, const YAML::Node& node, const std::string& path, Zone& zone) {
+    if (!node.IsSequence() && !node.IsScalar()) {
+        reader.error(node, path, "expected a list of services (names such as ssh, or { protocol, port } entries)");
+        return;
+    }
+    std::vector<YAML::Node> items;
+    if (node.IsScalar()) items.push_back(node);
+    else
+        for (const auto& item : node) items.push_back(item);
+    for (size_t i = 0; i < items.size(); ++i) {
+        const YAML::Node& n = items[i];
+        HostInboundItem item{"", location_of(n), node.IsScalar() ? path : index_path(path, i), {}};
+        if (n.IsScalar()) {
+            item.name = n.Scalar();
+            if (item.name != kHostInboundAll && !find_named_host_service(item.name)) {
+                reader.error(n, item.path,
+                             "unknown service \"" + item.name + "\"" + did_you_mean(item.name, host_service_names()) +
+                                 " (services: ping, ssh, dns, dhcp, ntp, bgp, http, https, traceroute, all; "
+                                 "or { protocol, port })");
+                continue;
+            }
+        } else if (n.IsMap()) {
+            read_host_entry(reader, n, item);
+        } else {
+            reader.error(n, item.path, "expected a service name or a { protocol, port } entry");
+            continue;
+        }
+        zone.host_inbound.push_back(std::move(item));
+    }
+}
+
+}  // namespace
 
 void parse_zones(YamlReader& reader, const YAML::Node& node, Config& config) {
     const std::string path = "zones";
@@ -12,11 +90,8 @@ void parse_zones(YamlReader& reader, const YAML::Node& node, Config& config) {
         // `untrust:` with nothing after it is as good as `untrust: {}`.
         if (!value.IsNull() && reader.expect_map(value, item_path)) {
             reader.check_keys(value, item_path, {"host-inbound"});
-            if (const YAML::Node services = value["host-inbound"]) {
-                for (const auto& [item, item_path2] :
-                     reader.scalar_list(services, field_path(item_path, "host-inbound")))
-                    zone.host_inbound.push_back(item.Scalar());
-            }
+            if (const YAML::Node services = value["host-inbound"])
+                read_host_inbound(reader, services, field_path(item_path, "host-inbound"), zone);
         }
         config.zones.push_back(std::move(zone));
     }

@@ -15,6 +15,7 @@
 #include "compiler/compile.h"
 #include "config/load_config.h"
 #include "daemon/accept_local.h"
+#include "daemon/host_inbound_state.h"
 #include "daemon/nat_state.h"
 #include "daemon/netlink_watcher.h"
 #include "daemon/session_gc.h"
@@ -338,6 +339,7 @@ void Daemon::write_state_file() {
                            {"results", t.results.size() - 1},
                            {"map_bytes", t.map_bytes}};
     state["nat"] = nat_state_json(nat_);
+    state["host_inbound"] = host_inbound_state_json(current_.host_inbound);
     state["inspect"] = inspect_state_json();
     state["default_action"] = current_.default_action == POLICY_ACTION_PERMIT ? "permit"
                               : current_.default_action == POLICY_ACTION_REJECT ? "reject"

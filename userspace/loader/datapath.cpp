@@ -11,6 +11,7 @@
 
 #include "loader/instance_paths.h"
 #include "loader/map_io.h"
+#include "loader/host_inbound_tables.h"
 #include "loader/nat_tables.h"
 
 namespace sluice {
@@ -82,6 +83,7 @@ Status Datapath::wire_jump_table() {
         {SLUICE_JUMP_NAT, skel_->progs.xdp_nat_prog},
         {SLUICE_JUMP_FORWARD, skel_->progs.xdp_forward_prog},
         {SLUICE_JUMP_SPLICE, skel_->progs.xdp_splice_prog},
+        {SLUICE_JUMP_HOST, skel_->progs.xdp_host_prog},
     };
     int fd = bpf_map__fd(skel_->maps.jump_table);
     for (const auto& s : slots) {
@@ -154,6 +156,7 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
         return s;
     if (config.nat.generation != gen) return make_error("internal: NAT tables compiled for another generation");
     if (auto s = write_nat_generation(*this, config.nat); !s) return s;
+    if (auto s = write_host_inbound_generation(*this, config.host_inbound, gen); !s) return s;
 
     // 2. Interfaces: zone bindings and redirect targets (added before the
     //    flip, stale ones removed after it).
