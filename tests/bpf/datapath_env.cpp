@@ -29,7 +29,7 @@ interfaces:
   wan0: { zone: untrust }
 
 zones:
-  trust: {}
+  trust: { host-inbound: [ping, ssh] }
   untrust: {}
 
 applications:

@@ -103,12 +103,12 @@ TEST_F(NatDestinationTest, PolicySeesTheTranslatedPort) {
     EXPECT_EQ(count_entries(env_->map_fd(SLUICE_MAP_SESSIONS_V6)), 0u);
 }
 
-// Without a rule, the same packet is the firewall's own (the kernel's).
+// Without a rule, the same packet is for the firewall itself: host-inbound
+// judges it, and the WAN zone allows nothing.
 TEST_F(NatDestinationTest, WithoutARuleThePacketIsLocal) {
     expect_nat("no rule", from_wan(false, wan_host(false), wan_addr(false)).tcp(kRemotePort, 8080).syn().build(),
-               wan_if(), XDP_PASS,
-               from_wan(false, wan_host(false), wan_addr(false)).tcp(kRemotePort, 8080).syn().build());
-    EXPECT_TRUE(only_drop_or_pass_counter(STAT_PASS_LOCAL));
+               wan_if(), XDP_DROP, std::nullopt);
+    EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_HOST_INBOUND));
 }
 
 // Exact port first, then the protocol's any-port rule, then any protocol;

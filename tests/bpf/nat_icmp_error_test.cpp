@@ -230,14 +230,15 @@ TEST_F(NatIcmpErrorDnatTest, Ipv6ErrorsAboutPortForward) {
 }
 
 // An error to the translated address quoting a port no flow holds is not
-// rewritten: it is the firewall's own (the kernel's) business.
+// rewritten: it is for the firewall itself, and quotes no flow the firewall
+// opened, so host-inbound drops it.
 TEST_F(NatIcmpErrorDnatTest, ErrorAboutUnusedTranslatedPortIsLeftAlone) {
     nat_->source_interface(0, trust_, untrust_);
     nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), std::nullopt, kPortFirst, kPortLast);
     Bytes quoted = PacketBuilder().ipv4(wan_addr(false), wan_host(false)).ttl(1).udp(kPortFirst, 53).build_ip();
     Bytes in = from_wan(false, wan_router(false), wan_addr(false)).icmp_error(11, 0, quoted).build();
-    expect_nat("time exceeded quoting an unused port", in, wan_if(), XDP_PASS, in);
-    EXPECT_TRUE(only_drop_or_pass_counter(STAT_PASS_LOCAL));
+    expect_nat("time exceeded quoting an unused port", in, wan_if(), XDP_DROP, std::nullopt);
+    EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_HOST_INBOUND));
     EXPECT_EQ(stat_change(STAT_NAT_ICMP_ERROR), 0);
 }
 

@@ -235,10 +235,12 @@ void render_interfaces(std::ostringstream& y, const std::array<std::string, kZon
          "  lan0: { zone: trust" << extra[kTrust] << " }\n"
          "  lan0." << kDmzVlan << ": { zone: dmz" << extra[kDmz] << " }\n"
          "  wan0: { zone: untrust" << extra[kUntrust] << " }\n"
+         // Packets for the firewall itself are host-inbound's (host_inbound_test.cpp):
+         // `all` lets them through, so the models here see only filters and policies.
          "zones:\n"
-         "  trust: {}\n"
-         "  untrust: {}\n"
-         "  dmz: {}\n";
+         "  trust: { host-inbound: [all] }\n"
+         "  untrust: { host-inbound: [all] }\n"
+         "  dmz: { host-inbound: [all] }\n";
 }
 
 // ------------------------------------------------------------ packets
