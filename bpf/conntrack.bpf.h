@@ -135,6 +135,8 @@ static __always_inline int session_create(struct packet_ctx *pc, const struct ru
 		v.fib = pc->fib;
 		v.fib.generation = cfg->fib_generation;
 	}
+	if (punt_flags & SESSION_PUNT_SYNPROXY)
+		v.synproxy = pc->synproxy_state;
 	if (session_update(pc->family, &pc->key, &v))
 		goto full;
 

@@ -317,6 +317,31 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } host_hits SEC(".maps");
 
+/* ---- screens (maps/screen.h) ---- */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * SLUICE_MAX_ZONES);
+	__type(key, __u32);
+	__type(value, struct zone_screen);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} zone_screens SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SLUICE_MAX_ZONES);
+	__type(key, __u32);
+	__type(value, struct zone_syn_rate);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} zone_syn_rates SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SLUICE_MAX_ZONES);
+	__type(key, __u32);
+	__type(value, struct screen_counter);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} screen_hits SEC(".maps");
+
 static __always_inline void count(enum stat_reason reason)
 {
 	__u32 key = reason;

@@ -25,6 +25,7 @@ struct packet_ctx {
 	union session_key inner_key;  /* ICMP errors: the quoted packet's tuple */
 	struct session_fib fib;       /* egress for this packet, when fib_valid */
 	struct session_splice splice; /* a spliced TCP session's rewrite (xdp_splice_prog) */
+	struct session_synproxy synproxy_state; /* the SYN proxy's handshake (synproxy.bpf.h) */
 	struct session_nat nat;       /* translation for this packet (flags 0: none);
 	                               * for ICMP errors, that of the entry the error
 	                               * travels with */
@@ -54,6 +55,7 @@ struct packet_ctx {
 	__u8 link_local;              /* NDP/MLD or link-scope: for the kernel */
 	__u8 session_reply;           /* packet matched its session's reply entry */
 	__u8 forward_checked;         /* xdp_nat_prog already ran forward_pass_reason */
+	__u8 synproxy;                /* enum synproxy_stage: what xdp_synproxy_prog does */
 };
 
 #endif

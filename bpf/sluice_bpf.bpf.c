@@ -5,6 +5,7 @@
  *
  *   xdp_main_prog → xdp_zone_prog → [xdp_policy_prog] → [xdp_nat_prog] → xdp_forward_prog
  *                                 → [xdp_host_prog]   (packets for the firewall itself)
+ *                                 → [xdp_synproxy_prog] (SYN cookies; proxied handshakes)
  *                                 → [xdp_splice_prog] (TCP handed back by the inspection stage)
  *   tc_egress_prog (packets the kernel forwarded: session + NAT; the firewall's own flows)
  *   tc_punt_prog   (TC ingress: punted packets to the inspection stage's sockets)
@@ -30,6 +31,7 @@
 #include "punt.bpf.h"
 #include "tcp_splice.bpf.h"
 #include "host_inbound.bpf.h"
+#include "synproxy.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -137,6 +139,24 @@ int xdp_zone_prog(struct xdp_md *ctx)
 	s = session_lookup(pc->family, &pc->key);
 	if (!s)
 		return jump(ctx, SLUICE_JUMP_POLICY);
+	/* A flow the SYN proxy admitted, the server not yet answered: its
+	 * SYN-ACK completes the handshake; anything from the client resends
+	 * the SYN (a client RST just closes). */
+	if ((s->punt_flags & SESSION_PUNT_SYNPROXY) && pc->protocol == IPPROTO_TCP && pc->frag == FRAG_NONE &&
+	    ((s->flags & SESSION_F_REPLY) || !(pc->tcp_flags & TCP_FLAG_RST))) {
+		pc->session_reply = s->flags & SESSION_F_REPLY;
+		pc->synproxy_state = s->synproxy;
+		if (s->nat.flags & SESSION_NAT_ANY)
+			pc->nat = s->nat;
+		if (s->fib.generation && s->fib.generation == cfg->fib_generation) {
+			pc->fib = s->fib;
+			pc->fib_valid = 1;
+		} else {
+			pc->fib_stale_session = 1;
+		}
+		pc->synproxy = pc->session_reply ? SYNPROXY_SERVER_SYNACK : SYNPROXY_SEND_SYN;
+		return jump(ctx, SLUICE_JUMP_SYNPROXY);
+	}
 	rc = TCP_TRACK_OK;
 	if (pc->protocol == IPPROTO_TCP && pc->frag != FRAG_LATER) {
 		rc = (s->punt_flags & SESSION_PUNT_INSPECT) ? punt_tcp_track(pc, s) : tcp_track(pc, s);
@@ -239,8 +259,15 @@ int xdp_policy_prog(struct xdp_md *ctx)
 	if (pc->icmp_error)
 		return drop(STAT_DROP_ICMP_UNRELATED);
 	if (pc->protocol == IPPROTO_TCP && pc->frag != FRAG_LATER &&
-	    (pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_ACK)) != TCP_FLAG_SYN)
+	    (pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_ACK)) != TCP_FLAG_SYN && pc->synproxy != SYNPROXY_ACK_VALID) {
+		/* An ACK that may return one of the SYN proxy's cookies. */
+		if ((pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_ACK | TCP_FLAG_RST | TCP_FLAG_FIN)) == TCP_FLAG_ACK &&
+		    pc->frag == FRAG_NONE && synproxy_configured(cfg, pc)) {
+			pc->synproxy = SYNPROXY_CHECK_ACK;
+			return jump(ctx, SLUICE_JUMP_SYNPROXY);
+		}
 		return drop(STAT_DROP_TCP_NO_SESSION);
+	}
 
 	zk.ifindex = pc->fib.ifindex;
 	zone_out = bpf_map_lookup_elem(&zones, &zk);
@@ -267,15 +294,32 @@ int xdp_policy_prog(struct xdp_md *ctx)
 	pc->policy_id = policy_id;
 
 	if (action == POLICY_ACTION_PERMIT || action == POLICY_ACTION_INSPECT) {
-		int err = nat_plan_source(pc, cfg, now);
+		__u8 punt = action == POLICY_ACTION_INSPECT ? SESSION_PUNT_INSPECT : 0;
+		int err;
 
+		if (pc->synproxy == SYNPROXY_ACK_VALID) {
+			/* A cookie came back: the flow starts now, without
+			 * inspection (the stage terminates TCP itself). */
+			if (action != POLICY_ACTION_PERMIT)
+				return drop(STAT_DROP_TCP_NO_SESSION);
+			punt = SESSION_PUNT_SYNPROXY;
+		} else if (action == POLICY_ACTION_PERMIT && pc->protocol == IPPROTO_TCP && pc->frag == FRAG_NONE &&
+			   synproxy_wanted(cfg, pc, now)) {
+			/* Answered with a cookie: nothing is stored, no port taken. */
+			pc->synproxy = SYNPROXY_ANSWER_SYN;
+			return jump(ctx, SLUICE_JUMP_SYNPROXY);
+		}
+		err = nat_plan_source(pc, cfg, now);
 		if (!err)
-			err = session_create(pc, cfg, policy_id, ruleset_id,
-					     action == POLICY_ACTION_INSPECT ? SESSION_PUNT_INSPECT : 0, now);
+			err = session_create(pc, cfg, policy_id, ruleset_id, punt, now);
 		if (err)
 			return drop(err);
 		count(STAT_SESSION_CREATED);
 		frag_record(pc, FRAG_VERDICT_FOLLOW, now);
+		if (punt & SESSION_PUNT_SYNPROXY) {
+			pc->synproxy = SYNPROXY_SEND_SYN;
+			return jump(ctx, SLUICE_JUMP_SYNPROXY);
+		}
 		if (action == POLICY_ACTION_INSPECT) {
 			struct session_value *s = session_lookup(pc->family, &pc->key);
 
@@ -341,6 +385,73 @@ int xdp_host_prog(struct xdp_md *ctx)
 	if (!accepted)
 		return drop(STAT_DROP_HOST_INBOUND);
 	return pass(dst_is_link_scope(pc) ? STAT_PASS_LINK_LOCAL : STAT_PASS_LOCAL);
+}
+
+/* The SYN proxy (synproxy.bpf.h), one stage per call: pc->synproxy says
+ * which. */
+SEC("xdp")
+int xdp_synproxy_prog(struct xdp_md *ctx)
+{
+	struct packet_ctx *pc = scratch(0);
+	struct runtime_config *cfg = runtime_config();
+	struct screen_counter *sc;
+	struct zone_screen *zs;
+	int rc;
+
+	if (!pc || !cfg)
+		return XDP_ABORTED;
+	zs = zone_screen_of(cfg, pc->zone_in);
+	sc = screen_counter_of(pc->zone_in);
+	switch (pc->synproxy) {
+	case SYNPROXY_ANSWER_SYN:
+		if (!zs || synproxy_answer_syn(ctx, pc, zs))
+			return drop(STAT_DROP_INTERNAL);
+		if (sc)
+			sc->syn_proxy_cookies_sent += 1;
+		count(STAT_SYNPROXY_COOKIE_SENT);
+		return XDP_TX;
+	case SYNPROXY_CHECK_ACK:
+		if (!zs || synproxy_check_ack(ctx, pc, zs)) {
+			if (sc)
+				sc->syn_proxy_cookies_invalid += 1;
+			return drop(STAT_DROP_SYNPROXY_BAD_COOKIE);
+		}
+		if (sc)
+			sc->syn_proxy_cookies_valid += 1;
+		count(STAT_SYNPROXY_COOKIE_VALID);
+		pc->synproxy = SYNPROXY_ACK_VALID;
+		return jump(ctx, SLUICE_JUMP_POLICY);
+	case SYNPROXY_SEND_SYN:
+		if (synproxy_send_syn(ctx, pc))
+			return drop(STAT_DROP_INTERNAL);
+		if (sc)
+			sc->syn_proxy_server_syns += 1;
+		count(STAT_SYNPROXY_SERVER_SYN);
+		if (pc->nat.flags & SESSION_NAT_ANY)
+			return jump(ctx, SLUICE_JUMP_NAT);
+		return jump(ctx, SLUICE_JUMP_FORWARD);
+	case SYNPROXY_SERVER_SYNACK:
+		if (pc->tcp_flags & TCP_FLAG_RST) {
+			/* The server refused: the client hears it in the
+			 * numbering it knows, and the flow closes. */
+			struct session_value *s = session_lookup(pc->family, &pc->key);
+
+			if (s)
+				tcp_set_state(pc, s, TCP_SESSION_CLOSED, 0);
+			__builtin_memset(&pc->splice, 0, sizeof(pc->splice));
+			pc->splice.seq_delta = pc->synproxy_state.proxy_isn + 1 - pc->tcp_seq;
+			return jump(ctx, SLUICE_JUMP_SPLICE);
+		}
+		if ((pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_ACK | TCP_FLAG_FIN)) != (TCP_FLAG_SYN | TCP_FLAG_ACK) ||
+		    pc->tcp_ack != pc->synproxy_state.client_isn + 1)
+			return drop(STAT_DROP_SYNPROXY_SYNACK);
+		rc = synproxy_server_synack(ctx, pc);
+		if (rc < 0)
+			return drop(STAT_DROP_INTERNAL);
+		return rc;
+	default:
+		return drop(STAT_DROP_INTERNAL);
+	}
 }
 
 /* Packets of translated flows (pc->nat). Handing a packet to the kernel
@@ -461,6 +572,10 @@ int tc_punt_prog(struct __sk_buff *skb)
 	struct bpf_sock *sk = 0;
 	int reply, err;
 
+	/* The end of a handshake the SYN proxy held (synproxy.bpf.h). */
+	if ((void *)(long)skb->data_meta + sizeof(__u16) <= data &&
+	    *(__u16 *)(long)skb->data_meta == SYNPROXY_META_MAGIC)
+		return pc ? tc_synproxy_complete(skb, pc) : TC_ACT_SHOT;
 	if ((void *)(meta + 1) > data || meta->magic != PUNT_META_MAGIC)
 		return TC_ACT_OK;
 	reply = meta->reply;

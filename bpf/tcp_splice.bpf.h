@@ -20,6 +20,9 @@
 
 #define TCPOPT_EOL_KIND 0
 #define TCPOPT_NOP_KIND 1
+#define TCPOPT_MSS_KIND 2
+#define TCPOPT_WSCALE_KIND 3
+#define TCPOPT_SACK_PERM_KIND 4
 #define TCPOPT_SACK_KIND 5
 #define TCPOPT_TIMESTAMP_KIND 8
 #define TCPOPT_TIMESTAMP_LEN 10
@@ -31,6 +34,13 @@ struct tcp_option_pos {
 	__u32 ts;          /* the timestamp option (kind 8, length 10) */
 	__u32 sack;        /* the SACK option */
 	__u32 sack_blocks; /* its blocks, 1..4 */
+	/* Options of a SYN (the SYN proxy): present when has_* is set. */
+	__u16 mss;
+	__u8 wscale;
+	__u8 has_mss;
+	__u8 has_wscale;
+	__u8 sack_perm;
+	__u8 pad[2];
 };
 
 /* The option walk's state: the options copied to the stack, so that the
@@ -68,6 +78,14 @@ static long tcp_option_step(__u32 index, void *ctx)
 	} else if (kind == TCPOPT_SACK_KIND && len >= 10 && len <= 34 && (len - 2) % 8 == 0) {
 		w->pos.sack = sizeof(struct tcphdr) + off;
 		w->pos.sack_blocks = (len - 2) / 8;
+	} else if (kind == TCPOPT_MSS_KIND && len == 4) {
+		w->pos.mss = ((__u16)w->buf[(off + 2) & 63] << 8) | w->buf[(off + 3) & 63];
+		w->pos.has_mss = 1;
+	} else if (kind == TCPOPT_WSCALE_KIND && len == 3) {
+		w->pos.wscale = w->buf[(off + 2) & 63];
+		w->pos.has_wscale = 1;
+	} else if (kind == TCPOPT_SACK_PERM_KIND && len == 2) {
+		w->pos.sack_perm = 1;
 	}
 	w->off = off + len;
 	return 0;
@@ -83,7 +101,7 @@ static __always_inline void tcp_find_options(struct xdp_md *ctx, __u32 l4_off, s
 	struct tcp_option_walk w = {};
 	__u32 len;
 
-	pos->ts = pos->sack = pos->sack_blocks = 0;
+	__builtin_memset(pos, 0, sizeof(*pos));
 	if ((void *)(tcp + sizeof(struct tcphdr)) > data_end)
 		return;
 	len = (tcp[12] >> 4) * 4;

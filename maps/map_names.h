@@ -50,6 +50,9 @@
 #define SLUICE_MAP_HOST_FLOWS_V4 "host_flows_v4"
 #define SLUICE_MAP_HOST_FLOWS_V6 "host_flows_v6"
 #define SLUICE_MAP_HOST_HITS "host_hits"
+#define SLUICE_MAP_ZONE_SCREENS "zone_screens"
+#define SLUICE_MAP_ZONE_SYN_RATES "zone_syn_rates"
+#define SLUICE_MAP_SCREEN_HITS "screen_hits"
 
 /* Tail-call slots of jump_table. */
 enum sluice_jump_slot {
@@ -59,7 +62,8 @@ enum sluice_jump_slot {
 	SLUICE_JUMP_FORWARD = 3,
 	SLUICE_JUMP_SPLICE = 4,
 	SLUICE_JUMP_HOST = 5,
-	SLUICE_JUMP_SLOTS = 6,
+	SLUICE_JUMP_SYNPROXY = 6,
+	SLUICE_JUMP_SLOTS = 7,
 };
 
 #define SLUICE_PROG_XDP_MAIN "xdp_main_prog"
@@ -68,6 +72,7 @@ enum sluice_jump_slot {
 #define SLUICE_PROG_XDP_NAT "xdp_nat_prog"
 #define SLUICE_PROG_XDP_FORWARD "xdp_forward_prog"
 #define SLUICE_PROG_XDP_HOST "xdp_host_prog"
+#define SLUICE_PROG_XDP_SYNPROXY "xdp_synproxy_prog"
 #define SLUICE_PROG_TC_EGRESS "tc_egress_prog"
 #define SLUICE_PROG_TC_PUNT "tc_punt_prog"
 

@@ -26,6 +26,9 @@ enum session_punt_flags {
 	SESSION_PUNT_HOLD = 1 << 1,
 	/* Handed back: forwarded by the fast path with session_splice applied. */
 	SESSION_PUNT_SPLICED = 1 << 2,
+	/* Admitted by the SYN proxy (screen.h): the SYN to the server is out,
+	 * its SYN-ACK has not come back; session_synproxy holds the handshake. */
+	SESSION_PUNT_SYNPROXY = 1 << 3,
 };
 
 #define PUNT_META_MAGIC 0x5e1cu

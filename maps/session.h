@@ -64,6 +64,22 @@ struct session_splice {
 	__u32 last_tsval;      /* punted: the sender's latest TSval (host order) */
 };
 
+/* A TCP connection the SYN proxy admitted (maps/screen.h) while it waits
+ * for the server's SYN-ACK: what it needs to send (and resend) the SYN to
+ * the server and, when the SYN-ACK comes, the splice. */
+struct session_synproxy {
+	__u32 proxy_isn;       /* the cookie: the sequence number the client knows */
+	__u32 client_isn;
+	__u32 proxy_tsval;     /* the TSval of the proxy's SYN-ACK (timestamps only) */
+	__u32 client_tsval;    /* the client's newest TSval */
+	__u16 mss;             /* the client's MSS, as far as the cookie tells */
+	__u8 client_wscale;    /* SYNPROXY_F_WSCALE */
+	__u8 flags;            /* SYNPROXY_F_* (screen.h) */
+	__u16 client_window;   /* the window of the client's ACK (its own scale) */
+	__u8 proxy_wscale;     /* the window scale the proxy offered the client */
+	__u8 pad;
+};
+
 struct session_value {
 	__u64 created_ns;      /* bpf_ktime_get_coarse_ns() at creation */
 	__u64 last_seen_ns;    /* coarse clock, this direction */
@@ -82,7 +98,10 @@ struct session_value {
 	struct session_fib fib;
 	__u32 policy_generation; /* config generation that admitted the flow */
 	__u32 pad1;
-	struct session_splice splice; /* SESSION_PUNT_SPLICED (punt.h) */
+	union {
+		struct session_splice splice;     /* SESSION_PUNT_SPLICED (punt.h) */
+		struct session_synproxy synproxy; /* SESSION_PUNT_SYNPROXY */
+	};
 };
 
 enum session_flags {

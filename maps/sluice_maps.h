@@ -13,5 +13,6 @@
 #include "runtime_config.h"
 #include "stats.h"
 #include "host_inbound.h"
+#include "screen.h"
 #include "map_names.h"
 #endif

@@ -28,6 +28,10 @@
 	X(STAT_INSPECT_FAIL_OPEN, "inspect-stage-down-fail-open", info)          \
 	X(STAT_TCP_SPLICED, "tcp-spliced-after-inspection", info)                \
 	X(STAT_HOST_FLOW_TRACKED, "host-flow-tracked", info)                     \
+	X(STAT_SYNPROXY_COOKIE_SENT, "syn-proxy-cookie-sent", info)              \
+	X(STAT_SYNPROXY_COOKIE_VALID, "syn-proxy-cookie-valid", info)            \
+	X(STAT_SYNPROXY_SERVER_SYN, "syn-proxy-server-syn-sent", info)           \
+	X(STAT_SYNPROXY_ESTABLISHED, "syn-proxy-established", info)              \
 	X(STAT_PASS_NON_IP, "pass-non-ip", pass)                                 \
 	X(STAT_PASS_UNZONED, "pass-unzoned-interface", pass)                     \
 	X(STAT_PASS_LOCAL, "pass-local", pass)                                   \
@@ -78,6 +82,8 @@
 	X(STAT_DROP_INSPECT_HANDOFF_HOLD, "drop-inspect-handoff-hold", drop)     \
 	X(STAT_DROP_FILTER, "drop-filter", drop)                                 \
 	X(STAT_DROP_HOST_INBOUND, "drop-host-inbound", drop)                     \
+	X(STAT_DROP_SYNPROXY_BAD_COOKIE, "drop-syn-proxy-bad-cookie", drop)      \
+	X(STAT_DROP_SYNPROXY_SYNACK, "drop-syn-proxy-server-synack", drop)       \
 	X(STAT_DROP_INTERNAL, "drop-internal-error", drop)
 
 #define SLUICE_STAT_ENUM(name, str, kind) name,

@@ -133,6 +133,20 @@ PIN_OFFSET(host_flow_value, created_ns, 8);
 PIN_SIZE(host_inbound_counter, 16);
 PIN_OFFSET(host_inbound_counter, dropped, 8);
 
+PIN_SIZE(zone_screen, 8);
+PIN_OFFSET(zone_screen, syn_proxy_wscale, 1);
+PIN_OFFSET(zone_screen, syn_proxy_rate, 4);
+PIN_SIZE(zone_syn_rate, 24);
+PIN_SIZE(screen_counter, 40);
+PIN_SIZE(synproxy_meta, 28);
+PIN_OFFSET(synproxy_meta, client_isn, 4);
+PIN_OFFSET(synproxy_meta, server_tsval, 20);
+PIN_OFFSET(synproxy_meta, window_to_client, 26);
+PIN_SIZE(session_synproxy, 24);
+PIN_OFFSET(session_synproxy, client_tsval, 12);
+PIN_OFFSET(session_synproxy, mss, 16);
+PIN_OFFSET(session_synproxy, client_window, 20);
+
 PIN_SIZE(nat_dst_key, 24);
 PIN_OFFSET(nat_dst_key, port, 16);
 PIN_OFFSET(nat_dst_key, zone_in, 18);

@@ -91,8 +91,11 @@ TEST_F(NatNegativeTest, InactiveGenerationDoesNotApply) {
                       80);
     expect_untouched("IPv4 source rule of the other generation", false, lan_host(false));
     expect_untouched("IPv6 static rule of the other generation", true, lan_host(true));
+    // Untranslated, the packet is for the firewall itself, which the WAN
+    // zone may not reach: host-inbound drops it.
     Bytes in = from_wan(false, wan_host(false), wan_addr(false)).tcp(50000, 8080).syn().build();
-    expect_nat("destination rule of the other generation", in, wan_if(), XDP_PASS, in);
+    expect_nat("destination rule of the other generation", in, wan_if(), XDP_DROP, std::nullopt);
+    EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_HOST_INBOUND));
     EXPECT_EQ(stat_change(STAT_NAT_TRANSLATED), 0);
 }
 

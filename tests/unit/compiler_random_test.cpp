@@ -67,7 +67,7 @@ public:
 
     config::Config random_config(int rules) {
         config::Config c;
-        for (int z = 1; z <= kZones; ++z) c.zones.push_back({"z" + std::to_string(z), {}, {}});
+        for (int z = 1; z <= kZones; ++z) c.zones.push_back({"z" + std::to_string(z), {}, {}, {}});
         for (int i = 0; i < 8; ++i) {
             config::AddressBookEntry e{"ab" + std::to_string(i), {}, {}};
             for (int j = pick(1, 3); j > 0; --j) e.prefixes.push_back(random_prefix());

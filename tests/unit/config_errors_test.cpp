@@ -33,6 +33,18 @@ std::vector<std::string> errors_of(const std::string& name) {
 }
 
 const std::vector<BadConfig> kBadConfigs = {
+    {"bad-host-inbound.yaml",
+     {"bad-host-inbound.yaml:7:9: zones.trust.host-inbound[0]: unknown service \"sssh\" (did you mean \"ssh\"?) "
+      "(services: ping, ssh, dns, dhcp, ntp, bgp, http, https, traceroute, all; or { protocol, port })",
+      "bad-host-inbound.yaml:8:9: zones.trust.host-inbound[1]: missing \"port\" (protocol tcp needs the ports to allow)",
+      "bad-host-inbound.yaml:9:9: zones.trust.host-inbound[2]: missing \"type\" (the icmp type number to allow; "
+      "`ping` allows echo requests)",
+      "bad-host-inbound.yaml:9:33: zones.trust.host-inbound[2].port: port needs protocol tcp or udp, not icmp",
+      "bad-host-inbound.yaml:10:32: zones.trust.host-inbound[3].port: port \"70000\" out of range 0-65535",
+      "bad-host-inbound.yaml:11:35: zones.trust.host-inbound[4].type: an ICMP type is one number, 0-255",
+      "bad-host-inbound.yaml:12:9: zones.trust.host-inbound[5]: expected a service name or a { protocol, port } entry",
+      "bad-host-inbound.yaml:13:28: zones.untrust.host-inbound: expected a list of services (names such as ssh, or "
+      "{ protocol, port } entries)"}},
     {"bad-unknown-application.yaml",
      {"bad-unknown-application.yaml:14:25: policies[0].application[1]: unknown application \"htp\" (did you mean \"http\"?)"}},
     {"bad-unknown-zone.yaml",

@@ -45,6 +45,24 @@ std::array<uint64_t, TIMEOUT_CLASS_COUNT> compile_timeouts(const config::Timeout
     return ns;
 }
 
+// The window scale the SYN proxy offers clients: what Linux offers for its
+// default buffers, so the proxy's choice rarely needs rescaling.
+constexpr uint8_t kSynProxyWindowScale = 7;
+
+std::vector<zone_screen> compile_screens(const config::Config& config) {
+    std::vector<zone_screen> screens(SLUICE_MAX_ZONES);
+    for (size_t z = 0; z < config.zones.size() && z + 1 < SLUICE_MAX_ZONES; ++z) {
+        const auto& in = config.zones[z].screen;
+        zone_screen& out = screens[z + 1];
+        out.syn_proxy = in.syn_proxy == config::ZoneScreen::SynProxy::always       ? SYN_PROXY_ALWAYS
+                        : in.syn_proxy == config::ZoneScreen::SynProxy::above_rate ? SYN_PROXY_ABOVE_RATE
+                                                                                   : SYN_PROXY_OFF;
+        out.syn_proxy_wscale = kSynProxyWindowScale;
+        out.syn_proxy_rate = in.syn_proxy_rate;
+    }
+    return screens;
+}
+
 }  // namespace
 
 Result<CompiledConfig> compile(const config::Config& config, uint8_t generation, ClassifierGrouping grouping) {
@@ -103,6 +121,7 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation,
     if (!host) return host.error();
     out.host_inbound = std::move(host.value());
 
+    out.screens = compile_screens(config);
     out.default_action = to_policy_action(config.default_action);
     out.timeout_ns = compile_timeouts(config.timeouts);
     return out;

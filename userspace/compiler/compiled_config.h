@@ -124,6 +124,8 @@ struct CompiledConfig {
     CompiledClassifier tables;
     CompiledNat nat;           // same generation as tables
     CompiledHostInbound host_inbound;  // same generation as tables
+    // zone_screens of the generation: SLUICE_MAX_ZONES entries, by zone id.
+    std::vector<zone_screen> screens;
     policy_action default_action = POLICY_ACTION_DENY;
     std::array<uint64_t, TIMEOUT_CLASS_COUNT> timeout_ns{};
 };

@@ -46,10 +46,19 @@ struct HostInboundItem {
     HostServiceMatch match;     // an entry's protocol and ports (ICMP: type)
 };
 
+// A zone's screens (docs/host-protection.md): protections for traffic that
+// arrives from it.
+struct ZoneScreen {
+    enum class SynProxy { off, always, above_rate };
+    SynProxy syn_proxy = SynProxy::off;
+    uint32_t syn_proxy_rate = 0;     // above_rate: permitted SYNs per second into the zone
+};
+
 struct Zone {
     std::string name;
     Location location;
     std::vector<HostInboundItem> host_inbound;  // what the firewall answers from this zone
+    ZoneScreen screen;
 };
 
 struct AddressBookEntry {

@@ -1,3 +1,5 @@
+#include <cstdlib>
+
 #include "config/sections.h"
 #include "config/suggest.h"
 
@@ -78,6 +80,37 @@ void read_host_inbound(YamlReader& reader, const YAML::Node& node, const std::st
     }
 }
 
+// syn-proxy: off | always | { above: N }
+void read_syn_proxy(YamlReader& reader, const YAML::Node& node, const std::string& path, ZoneScreen& screen) {
+    if (node.IsMap()) {
+        reader.check_keys(node, path, {"above"});
+        auto above = reader.required(node, path, "above");
+        if (!above) return;
+        const std::string above_path = field_path(path, "above");
+        auto text = reader.scalar(*above, above_path);
+        if (!text) return;
+        char* end = nullptr;
+        unsigned long long rate = std::strtoull(text->c_str(), &end, 10);
+        if (text->empty() || *end != '\0' || rate < 1 || rate > 100000000) {
+            reader.error(*above, above_path,
+                         "\"" + *text + "\" is not a rate (permitted SYNs per second into the zone, 1-100000000)");
+            return;
+        }
+        screen.syn_proxy = ZoneScreen::SynProxy::above_rate;
+        screen.syn_proxy_rate = static_cast<uint32_t>(rate);
+        return;
+    }
+    auto mode = reader.choice(node, path, {"off", "always"});
+    if (!mode) return;
+    screen.syn_proxy = *mode == "always" ? ZoneScreen::SynProxy::always : ZoneScreen::SynProxy::off;
+}
+
+void read_screen(YamlReader& reader, const YAML::Node& node, const std::string& path, ZoneScreen& screen) {
+    if (!reader.expect_map(node, path)) return;
+    reader.check_keys(node, path, {"syn-proxy"});
+    if (const YAML::Node syn = node["syn-proxy"]) read_syn_proxy(reader, syn, field_path(path, "syn-proxy"), screen);
+}
+
 }  // namespace
 
 void parse_zones(YamlReader& reader, const YAML::Node& node, Config& config) {
@@ -85,13 +118,15 @@ void parse_zones(YamlReader& reader, const YAML::Node& node, Config& config) {
     if (!reader.expect_map(node, path)) return;
     for (const auto& [name, value] : reader.named_entries(node, path, "zone")) {
         const std::string item_path = field_path(path, name.name);
-        Zone zone{name.name, name.location, {}};
+        Zone zone{name.name, name.location, {}, {}};
         if (name.name == "any") reader.error(name.location, item_path, "\"any\" is reserved and cannot name a zone");
         // `untrust:` with nothing after it is as good as `untrust: {}`.
         if (!value.IsNull() && reader.expect_map(value, item_path)) {
-            reader.check_keys(value, item_path, {"host-inbound"});
+            reader.check_keys(value, item_path, {"host-inbound", "screen"});
             if (const YAML::Node services = value["host-inbound"])
                 read_host_inbound(reader, services, field_path(item_path, "host-inbound"), zone);
+            if (const YAML::Node screen = value["screen"])
+                read_screen(reader, screen, field_path(item_path, "screen"), zone.screen);
         }
         config.zones.push_back(std::move(zone));
     }

@@ -84,6 +84,7 @@ Status Datapath::wire_jump_table() {
         {SLUICE_JUMP_FORWARD, skel_->progs.xdp_forward_prog},
         {SLUICE_JUMP_SPLICE, skel_->progs.xdp_splice_prog},
         {SLUICE_JUMP_HOST, skel_->progs.xdp_host_prog},
+        {SLUICE_JUMP_SYNPROXY, skel_->progs.xdp_synproxy_prog},
     };
     int fd = bpf_map__fd(skel_->maps.jump_table);
     for (const auto& s : slots) {
@@ -157,6 +158,11 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
     if (config.nat.generation != gen) return make_error("internal: NAT tables compiled for another generation");
     if (auto s = write_nat_generation(*this, config.nat); !s) return s;
     if (auto s = write_host_inbound_generation(*this, config.host_inbound, gen); !s) return s;
+    if (config.screens.size() != SLUICE_MAX_ZONES) return make_error("internal: zone screens not compiled");
+    if (auto s = write_array(map_fd(SLUICE_MAP_ZONE_SCREENS), SLUICE_MAP_ZONE_SCREENS, uint32_t(gen) * SLUICE_MAX_ZONES,
+                             config.screens);
+        !s)
+        return s;
 
     // 2. Interfaces: zone bindings and redirect targets (added before the
     //    flip, stale ones removed after it).

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Screens (config `screen:` on a zone, docs/host-protection.md): protections
+ * for traffic arriving from a zone. The SYN proxy answers the SYNs of
+ * permitted TCP flows with SYN cookies in XDP, so a spoofed SYN creates no
+ * session; the session is created when the client's ACK returns a valid
+ * cookie, and the proxy then opens the connection to the server itself.
+ */
+#ifndef SLUICE_MAPS_SCREEN_H
+#define SLUICE_MAPS_SCREEN_H
+
+#include "abi.h"
+
+enum syn_proxy_mode {
+	SYN_PROXY_OFF = 0,
+	SYN_PROXY_ALWAYS = 1,
+	SYN_PROXY_ABOVE_RATE = 2,   /* on while the zone's permitted SYNs exceed a rate */
+};
+
+/* zone_screens[generation * SLUICE_MAX_ZONES + zone]: a zone's screens. */
+struct zone_screen {
+	__u8 syn_proxy;             /* enum syn_proxy_mode */
+	__u8 syn_proxy_wscale;      /* the window scale offered to clients, 0-14 */
+	__u16 pad;
+	__u32 syn_proxy_rate;       /* ABOVE_RATE: SYNs per second that turn it on */
+};
+
+/* zone_syn_rates[zone], shared by every CPU: permitted SYNs into the zone in
+ * one-second windows, for ABOVE_RATE. */
+struct zone_syn_rate {
+	__u64 window_start_ns;
+	__u64 count;
+	__u64 active_until_ns;      /* the proxy stays on until then */
+};
+
+/* screen_hits[zone], per CPU. */
+struct screen_counter {
+	__u64 syn_proxy_cookies_sent;      /* SYN-ACKs with a cookie */
+	__u64 syn_proxy_cookies_valid;     /* ACKs that returned one: sessions created */
+	__u64 syn_proxy_cookies_invalid;   /* ACKs with no session and no valid cookie: dropped */
+	__u64 syn_proxy_server_syns;       /* SYNs sent to servers, retransmissions included */
+	__u64 syn_proxy_established;       /* server handshakes completed */
+};
+
+/* The kernel's SYN-cookie MSS classes (net/ipv4/syncookies.c,
+ * net/ipv6/syncookies.c): a cookie encodes one of them. */
+#define SYNCOOKIE_MSS_CLASSES 4
+#define SYNCOOKIE_MSS_V4 {536, 1300, 1440, 1460}
+#define SYNCOOKIE_MSS_V6 {1220, 1420, 1440, 8940}
+
+/* Low bits of the TSval the proxy sends in its SYN-ACK carry the client's
+ * options back to it in the ACK's TSecr: without timestamps, window scaling
+ * and SACK cannot survive a cookie. */
+#define SYNPROXY_TS_WSCALE_MASK 0x0f   /* 0x0f: the client offered no window scale */
+#define SYNPROXY_TS_SACK 0x10
+#define SYNPROXY_TS_BITS 0x3f
+
+/* session_synproxy.flags and synproxy_meta.flags */
+enum synproxy_flags {
+	SYNPROXY_F_TIMESTAMPS = 1 << 0,    /* the client offered timestamps */
+	SYNPROXY_F_SACK = 1 << 1,          /* ... and SACK */
+	SYNPROXY_F_WSCALE = 1 << 2,        /* ... and a window scale (client_wscale) */
+};
+
+/* XDP metadata in front of a server's SYN-ACK that completes a proxied
+ * handshake: tc_punt_prog answers the server with the client's ACK and opens
+ * the client's window (XDP can send only one packet). 28 bytes. */
+#define SYNPROXY_META_MAGIC 0x5e1du
+struct synproxy_meta {
+	__u16 magic;                /* SYNPROXY_META_MAGIC */
+	__u8 flags;                 /* SYNPROXY_F_* */
+	__u8 pad;
+	__u32 client_isn;
+	__u32 proxy_isn;
+	__u32 client_tsval;
+	__u32 proxy_tsval;
+	__u32 server_tsval;
+	__u16 client_window;        /* for the server: the client's window as it scaled it */
+	__u16 window_to_client;     /* the server's window in the client's scale */
+};
+
+#endif
