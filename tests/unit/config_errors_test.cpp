@@ -33,6 +33,14 @@ std::vector<std::string> errors_of(const std::string& name) {
 }
 
 const std::vector<BadConfig> kBadConfigs = {
+    {"bad-screen.yaml",
+     {"bad-screen.yaml:5:33: zones.trust.screen.syn-proxy: invalid value \"sometimes\": expected off, always or "
+      "{ above: N } (N: SYNs per second)",
+      "bad-screen.yaml:6:44: zones.untrust.screen.syn-proxy.above: \"fast\" is not a rate (permitted SYNs per second "
+      "into the zone, 1-100000000)",
+      "bad-screen.yaml:7:20: zones.dmz.screen.synproxy: unknown key \"synproxy\" (did you mean \"syn-proxy\"?)",
+      "bad-screen.yaml:8:40: zones.lab.screen.syn-proxy.above: \"0\" is not a rate (permitted SYNs per second into "
+      "the zone, 1-100000000)"}},
     {"bad-host-inbound.yaml",
      {"bad-host-inbound.yaml:7:9: zones.trust.host-inbound[0]: unknown service \"sssh\" (did you mean \"ssh\"?) "
       "(services: ping, ssh, dns, dhcp, ntp, bgp, http, https, traceroute, all; or { protocol, port })",

@@ -12,6 +12,7 @@
 #include "cli/pinned_map.h"
 #include "cli/show_filters.h"
 #include "cli/show_host_inbound.h"
+#include "cli/show_screens.h"
 #include "cli/show_inspect.h"
 #include "cli/show_nat.h"
 #include "daemon/state_file.h"
@@ -218,6 +219,7 @@ int show(const std::string& what, const std::string& instance, bool json_out, st
     if (what == "policies") return show_policies(state, json_out, out);
     if (what == "filters") return show_filters(paths, state, json_out, out, err);
     if (what == "host-inbound") return show_host_inbound(paths, state, json_out, out, err);
+    if (what == "screens") return show_screens(paths, state, json_out, out, err);
     err << "sluice: unknown show target " << what << "\n";
     return 1;
 }

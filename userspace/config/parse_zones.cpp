@@ -100,8 +100,13 @@ void read_syn_proxy(YamlReader& reader, const YAML::Node& node, const std::strin
         screen.syn_proxy_rate = static_cast<uint32_t>(rate);
         return;
     }
-    auto mode = reader.choice(node, path, {"off", "always"});
+    auto mode = reader.scalar(node, path);
     if (!mode) return;
+    if (*mode != "off" && *mode != "always") {
+        reader.error(node, path,
+                     "invalid value \"" + *mode + "\": expected off, always or { above: N } (N: SYNs per second)");
+        return;
+    }
     screen.syn_proxy = *mode == "always" ? ZoneScreen::SynProxy::always : ZoneScreen::SynProxy::off;
 }
 

@@ -17,6 +17,7 @@
 #include "daemon/accept_local.h"
 #include "daemon/host_inbound_state.h"
 #include "daemon/nat_state.h"
+#include "daemon/screen_state.h"
 #include "daemon/netlink_watcher.h"
 #include "daemon/session_gc.h"
 #include "daemon/state_file.h"
@@ -340,6 +341,7 @@ void Daemon::write_state_file() {
                            {"map_bytes", t.map_bytes}};
     state["nat"] = nat_state_json(nat_);
     state["host_inbound"] = host_inbound_state_json(current_.host_inbound);
+    state["screens"] = screen_state_json(current_.zones, current_.screens);
     state["inspect"] = inspect_state_json();
     state["default_action"] = current_.default_action == POLICY_ACTION_PERMIT ? "permit"
                               : current_.default_action == POLICY_ACTION_REJECT ? "reject"

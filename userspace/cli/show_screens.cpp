@@ -1,0 +1,63 @@
+#include "cli/show_screens.h"
+
+#include <iomanip>
+
+#include "cli/pinned_map.h"
+#include "loader/map_io.h"
+
+extern "C" {
+#include "map_names.h"
+#include "screen.h"
+}
+
+namespace sluice::cli {
+
+using nlohmann::json;
+
+namespace {
+
+std::string syn_proxy_text(const json& j) {
+    if (j.is_string()) return j.get<std::string>();
+    if (j.is_object() && j.contains("above")) return "above " + std::to_string(j["above"].get<uint64_t>()) + " SYN/s";
+    return "?";
+}
+
+}  // namespace
+
+int show_screens(const InstancePaths& paths, const json& state, bool json_out, std::ostream& out, std::ostream& err) {
+    PinnedMap hits(paths.pin_dir + "/" SLUICE_MAP_SCREEN_HITS);
+    if (hits.fd() < 0) {
+        err << "sluice: no pinned screen counters under " << paths.pin_dir << "\n";
+        return 1;
+    }
+    json zones = json::array();
+    for (const auto& z : state.value("screens", json::array())) {
+        auto words = read_percpu_words(hits.fd(), z.value("id", 0u), sizeof(screen_counter) / 8);
+        if (!words) {
+            err << "sluice: " << words.error().message << "\n";
+            return 1;
+        }
+        const auto& w = words.value();
+        zones.push_back({{"zone", z.value("zone", "?")},
+                         {"syn_proxy", z.value("syn_proxy", json("off"))},
+                         {"counters",
+                          {{"syn_proxy_cookies_sent", w[0]},
+                           {"syn_proxy_cookies_valid", w[1]},
+                           {"syn_proxy_cookies_invalid", w[2]},
+                           {"syn_proxy_server_syns", w[3]},
+                           {"syn_proxy_established", w[4]}}}});
+    }
+    if (json_out) {
+        out << json{{"zones", zones}}.dump(2) << "\n";
+        return 0;
+    }
+    for (const auto& z : zones) {
+        out << "zone " << z["zone"].get<std::string>() << ": syn-proxy " << syn_proxy_text(z["syn_proxy"]) << "\n";
+        for (const auto& [name, value] : z["counters"].items())
+            out << "  " << std::left << std::setw(30) << name << std::right << std::setw(14) << value.get<uint64_t>()
+                << "\n";
+    }
+    return 0;
+}
+
+}  // namespace sluice::cli
