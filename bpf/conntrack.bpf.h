@@ -137,6 +137,8 @@ static __always_inline int session_create(struct packet_ctx *pc, const struct ru
 	}
 	if (punt_flags & SESSION_PUNT_SYNPROXY)
 		v.synproxy = pc->synproxy_state;
+	if (pc->source_counted)
+		v.flags |= SESSION_F_SOURCE_COUNTED;
 	if (session_update(pc->family, &pc->key, &v))
 		goto full;
 

@@ -30,6 +30,27 @@ static __always_inline __be16 flow_dst_port(const struct packet_ctx *pc)
 	return pc->family == SLUICE_FAMILY_IPV4 ? pc->key.v4.dst_port : pc->key.v6.dst_port;
 }
 
+/* The packet's own addresses and ports, as on the wire. */
+static __always_inline const __be32 *src_addr_of(const struct packet_ctx *pc)
+{
+	return pc->family == SLUICE_FAMILY_IPV4 ? &pc->key.v4.src_addr : pc->key.v6.src_addr;
+}
+
+static __always_inline const __be32 *dst_addr_of(const struct packet_ctx *pc)
+{
+	return pc->family == SLUICE_FAMILY_IPV4 ? &pc->key.v4.dst_addr : pc->key.v6.dst_addr;
+}
+
+static __always_inline __be16 src_port_of(const struct packet_ctx *pc)
+{
+	return pc->family == SLUICE_FAMILY_IPV4 ? pc->key.v4.src_port : pc->key.v6.src_port;
+}
+
+static __always_inline __be16 dst_port_of(const struct packet_ctx *pc)
+{
+	return pc->family == SLUICE_FAMILY_IPV4 ? pc->key.v4.dst_port : pc->key.v6.dst_port;
+}
+
 /* Runs bpf_fib_lookup for pc's tuple (translated destination) arriving on ingress_ifindex. On SUCCESS
  * fills pc->fib and sets fib_valid. On NO_NEIGH the egress ifindex is still
  * filled (policy needs the egress zone). Returns the BPF_FIB_LKUP_RET_* code. */

@@ -342,6 +342,27 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } screen_hits SEC(".maps");
 
+#define LIMIT_LRU(name, value_t)                                                 \
+	struct {                                                                 \
+		__uint(type, BPF_MAP_TYPE_LRU_HASH);                             \
+		__uint(max_entries, SLUICE_MAX_LIMITED_ADDRESSES);               \
+		__type(key, struct address_limit_key);                           \
+		__type(value, value_t);                                          \
+		__uint(pinning, LIBBPF_PIN_BY_NAME);                             \
+	} name SEC(".maps")
+
+/* Per-address limits of the zones' screens (maps/screen.h). */
+LIMIT_LRU(src_limits, struct address_limit);
+LIMIT_LRU(dst_limits, struct address_limit);
+/* Sessions of each source the controller's GC expired (only it writes). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SLUICE_MAX_LIMITED_ADDRESSES);
+	__type(key, struct address_limit_key);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} src_released SEC(".maps");
+
 static __always_inline void count(enum stat_reason reason)
 {
 	__u32 key = reason;

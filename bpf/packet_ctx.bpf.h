@@ -26,6 +26,8 @@ struct packet_ctx {
 	struct session_fib fib;       /* egress for this packet, when fib_valid */
 	struct session_splice splice; /* a spliced TCP session's rewrite (xdp_splice_prog) */
 	struct session_synproxy synproxy_state; /* the SYN proxy's handshake (synproxy.bpf.h) */
+	struct address_limit_key limit_key; /* screen.bpf.h's map keys and new values: */
+	struct address_limit limit_zero;    /* here rather than on the stack */
 	struct session_nat nat;       /* translation for this packet (flags 0: none);
 	                               * for ICMP errors, that of the entry the error
 	                               * travels with */
@@ -56,6 +58,7 @@ struct packet_ctx {
 	__u8 session_reply;           /* packet matched its session's reply entry */
 	__u8 forward_checked;         /* xdp_nat_prog already ran forward_pass_reason */
 	__u8 synproxy;                /* enum synproxy_stage: what xdp_synproxy_prog does */
+	__u8 source_counted;          /* the new session counts against its source (screen.bpf.h) */
 };
 
 #endif

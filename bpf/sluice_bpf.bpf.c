@@ -163,6 +163,7 @@ int xdp_zone_prog(struct xdp_md *ctx)
 		/* A SYN reusing a closed tuple is a new flow, also after a verdict
 		 * (the stage closes the session when it writes one). */
 		if (rc == TCP_TRACK_NEW) {
+			screen_session_closed(pc, s);
 			session_retire_peer(pc, s);
 			return jump(ctx, SLUICE_JUMP_POLICY);
 		}
@@ -309,11 +310,14 @@ int xdp_policy_prog(struct xdp_md *ctx)
 			pc->synproxy = SYNPROXY_ANSWER_SYN;
 			return jump(ctx, SLUICE_JUMP_SYNPROXY);
 		}
-		err = nat_plan_source(pc, cfg, now);
+		err = screen_admit(cfg, pc, now);
+		if (!err)
+			err = nat_plan_source(pc, cfg, now);
 		if (!err)
 			err = session_create(pc, cfg, policy_id, ruleset_id, punt, now);
 		if (err)
 			return drop(err);
+		screen_session_opened(pc);
 		count(STAT_SESSION_CREATED);
 		frag_record(pc, FRAG_VERDICT_FOLLOW, now);
 		if (punt & SESSION_PUNT_SYNPROXY) {

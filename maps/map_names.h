@@ -53,6 +53,9 @@
 #define SLUICE_MAP_ZONE_SCREENS "zone_screens"
 #define SLUICE_MAP_ZONE_SYN_RATES "zone_syn_rates"
 #define SLUICE_MAP_SCREEN_HITS "screen_hits"
+#define SLUICE_MAP_SRC_LIMITS "src_limits"
+#define SLUICE_MAP_DST_LIMITS "dst_limits"
+#define SLUICE_MAP_SRC_RELEASED "src_released"
 
 /* Tail-call slots of jump_table. */
 enum sluice_jump_slot {

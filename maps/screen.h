@@ -17,13 +17,39 @@ enum syn_proxy_mode {
 	SYN_PROXY_ABOVE_RATE = 2,   /* on while the zone's permitted SYNs exceed a rate */
 };
 
-/* zone_screens[generation * SLUICE_MAX_ZONES + zone]: a zone's screens. */
+/* zone_screens[generation * SLUICE_MAX_ZONES + zone]: a zone's screens.
+ * A limit of 0 is no limit. */
 struct zone_screen {
 	__u8 syn_proxy;             /* enum syn_proxy_mode */
 	__u8 syn_proxy_wscale;      /* the window scale offered to clients, 0-14 */
 	__u16 pad;
 	__u32 syn_proxy_rate;       /* ABOVE_RATE: SYNs per second that turn it on */
+	__u32 source_sessions;      /* sessions one source address may hold */
+	__u32 source_rate;          /* sessions one source may open per second */
+	__u32 destination_rate;     /* sessions that may be opened to one destination per second */
 };
+
+/* src_limits / dst_limits key: an address as it arrived from a zone (the
+ * destination after destination NAT). */
+struct address_limit_key {
+	__u16 zone_id;
+	__u8 family;                /* SLUICE_FAMILY_IPV4 / _IPV6 */
+	__u8 pad;
+	__be32 addr[4];             /* IPv4: addr[0] */
+};
+
+/* src_limits / dst_limits value, shared by every CPU (LRU: an address not
+ * seen for long makes room). */
+struct address_limit {
+	__u64 window_start_ns;      /* one-second window of window_count */
+	__u32 window_count;         /* sessions opened in it */
+	__u32 pad;
+	__u64 opened;               /* src_limits: sessions counted against the source */
+	__u64 closed;               /* ... that the datapath retired itself */
+};
+/* A source holds opened - closed - src_released[key] sessions: the
+ * controller's GC counts what it expires in src_released, which only it
+ * writes (the datapath's counters are atomic adds; one writer each). */
 
 /* zone_syn_rates[zone], shared by every CPU: permitted SYNs into the zone in
  * one-second windows, for ABOVE_RATE. */
@@ -40,6 +66,9 @@ struct screen_counter {
 	__u64 syn_proxy_cookies_invalid;   /* ACKs with no session and no valid cookie: dropped */
 	__u64 syn_proxy_server_syns;       /* SYNs sent to servers, retransmissions included */
 	__u64 syn_proxy_established;       /* server handshakes completed */
+	__u64 source_rate_drops;           /* new sessions over a source's rate */
+	__u64 source_session_drops;        /* new sessions over a source's session limit */
+	__u64 destination_rate_drops;      /* new sessions over a destination's rate */
 };
 
 /* The kernel's SYN-cookie MSS classes (net/ipv4/syncookies.c,
@@ -78,5 +107,9 @@ struct synproxy_meta {
 	__u16 client_window;        /* for the server: the client's window as it scaled it */
 	__u16 window_to_client;     /* the server's window in the client's scale */
 };
+
+#ifndef SLUICE_MAX_LIMITED_ADDRESSES
+#define SLUICE_MAX_LIMITED_ADDRESSES 65536   /* src_limits, dst_limits, src_released */
+#endif
 
 #endif

@@ -110,6 +110,9 @@ enum session_flags {
 	/* Which sides have sent FIN, so the other side's FIN is recognised. */
 	SESSION_F_FIN_INITIATOR = 1 << 2,
 	SESSION_F_FIN_RESPONDER = 1 << 3,
+	/* The initiator's entry of a flow counted against its source's session
+	 * limit (screen.h): whoever removes the flow releases it. */
+	SESSION_F_SOURCE_COUNTED = 1 << 4,
 };
 
 enum session_verdict {

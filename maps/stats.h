@@ -84,6 +84,9 @@
 	X(STAT_DROP_HOST_INBOUND, "drop-host-inbound", drop)                     \
 	X(STAT_DROP_SYNPROXY_BAD_COOKIE, "drop-syn-proxy-bad-cookie", drop)      \
 	X(STAT_DROP_SYNPROXY_SYNACK, "drop-syn-proxy-server-synack", drop)       \
+	X(STAT_DROP_SCREEN_SOURCE_RATE, "drop-screen-source-rate", drop)         \
+	X(STAT_DROP_SCREEN_SOURCE_SESSIONS, "drop-screen-source-sessions", drop) \
+	X(STAT_DROP_SCREEN_DEST_RATE, "drop-screen-destination-rate", drop)      \
 	X(STAT_DROP_INTERNAL, "drop-internal-error", drop)
 
 #define SLUICE_STAT_ENUM(name, str, kind) name,

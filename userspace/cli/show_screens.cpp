@@ -45,14 +45,26 @@ int show_screens(const InstancePaths& paths, const json& state, bool json_out, s
                            {"syn_proxy_cookies_valid", w[1]},
                            {"syn_proxy_cookies_invalid", w[2]},
                            {"syn_proxy_server_syns", w[3]},
-                           {"syn_proxy_established", w[4]}}}});
+                           {"syn_proxy_established", w[4]},
+                           {"source_rate_drops", w[5]},
+                           {"source_session_drops", w[6]},
+                           {"destination_rate_drops", w[7]}}}});
+        for (const char* limit : {"source_sessions", "source_new_sessions_per_second",
+                                  "destination_new_sessions_per_second"})
+            if (z.contains(limit)) zones.back()[limit] = z[limit];
     }
     if (json_out) {
         out << json{{"zones", zones}}.dump(2) << "\n";
         return 0;
     }
     for (const auto& z : zones) {
-        out << "zone " << z["zone"].get<std::string>() << ": syn-proxy " << syn_proxy_text(z["syn_proxy"]) << "\n";
+        out << "zone " << z["zone"].get<std::string>() << ": syn-proxy " << syn_proxy_text(z["syn_proxy"]);
+        if (z.contains("source_sessions")) out << ", " << z["source_sessions"] << " sessions per source";
+        if (z.contains("source_new_sessions_per_second"))
+            out << ", " << z["source_new_sessions_per_second"] << " new sessions/s per source";
+        if (z.contains("destination_new_sessions_per_second"))
+            out << ", " << z["destination_new_sessions_per_second"] << " new sessions/s per destination";
+        out << "\n";
         for (const auto& [name, value] : z["counters"].items())
             out << "  " << std::left << std::setw(30) << name << std::right << std::setw(14) << value.get<uint64_t>()
                 << "\n";

@@ -59,6 +59,9 @@ std::vector<zone_screen> compile_screens(const config::Config& config) {
                                                                                    : SYN_PROXY_OFF;
         out.syn_proxy_wscale = kSynProxyWindowScale;
         out.syn_proxy_rate = in.syn_proxy_rate;
+        out.source_sessions = in.source_sessions;
+        out.source_rate = in.source_rate;
+        out.destination_rate = in.destination_rate;
     }
     return screens;
 }

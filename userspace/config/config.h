@@ -52,6 +52,10 @@ struct ZoneScreen {
     enum class SynProxy { off, always, above_rate };
     SynProxy syn_proxy = SynProxy::off;
     uint32_t syn_proxy_rate = 0;     // above_rate: permitted SYNs per second into the zone
+    // 0: no limit.
+    uint32_t source_sessions = 0;    // source-limit.sessions: sessions one source may hold
+    uint32_t source_rate = 0;        // source-limit.new-sessions: per second
+    uint32_t destination_rate = 0;   // destination-limit.new-sessions: per second
 };
 
 struct Zone {

@@ -1,4 +1,5 @@
 #include <cstdlib>
+#include <optional>
 
 #include "config/sections.h"
 #include "config/suggest.h"
@@ -110,10 +111,45 @@ void read_syn_proxy(YamlReader& reader, const YAML::Node& node, const std::strin
     screen.syn_proxy = *mode == "always" ? ZoneScreen::SynProxy::always : ZoneScreen::SynProxy::off;
 }
 
+// A count or rate limit: a whole number 1-100000000.
+std::optional<uint32_t> read_limit(YamlReader& reader, const YAML::Node& node, const std::string& path,
+                                   const std::string& what) {
+    auto text = reader.scalar(node, path);
+    if (!text) return std::nullopt;
+    char* end = nullptr;
+    unsigned long long n = std::strtoull(text->c_str(), &end, 10);
+    if (text->empty() || *end != '\0' || n < 1 || n > 100000000) {
+        reader.error(node, path, "\"" + *text + "\" is not " + what + " (1-100000000)");
+        return std::nullopt;
+    }
+    return static_cast<uint32_t>(n);
+}
+
 void read_screen(YamlReader& reader, const YAML::Node& node, const std::string& path, ZoneScreen& screen) {
     if (!reader.expect_map(node, path)) return;
-    reader.check_keys(node, path, {"syn-proxy"});
+    reader.check_keys(node, path, {"syn-proxy", "source-limit", "destination-limit"});
     if (const YAML::Node syn = node["syn-proxy"]) read_syn_proxy(reader, syn, field_path(path, "syn-proxy"), screen);
+    if (const YAML::Node src = node["source-limit"]) {
+        const std::string src_path = field_path(path, "source-limit");
+        if (reader.expect_map(src, src_path)) {
+            reader.check_keys(src, src_path, {"sessions", "new-sessions"});
+            if (src["sessions"])
+                screen.source_sessions = read_limit(reader, src["sessions"], field_path(src_path, "sessions"),
+                                                    "a number of sessions").value_or(0);
+            if (src["new-sessions"])
+                screen.source_rate = read_limit(reader, src["new-sessions"], field_path(src_path, "new-sessions"),
+                                                "a rate (new sessions per second)").value_or(0);
+        }
+    }
+    if (const YAML::Node dst = node["destination-limit"]) {
+        const std::string dst_path = field_path(path, "destination-limit");
+        if (reader.expect_map(dst, dst_path)) {
+            reader.check_keys(dst, dst_path, {"new-sessions"});
+            if (dst["new-sessions"])
+                screen.destination_rate = read_limit(reader, dst["new-sessions"], field_path(dst_path, "new-sessions"),
+                                                     "a rate (new sessions per second)").value_or(0);
+        }
+    }
 }
 
 }  // namespace

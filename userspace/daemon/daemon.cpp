@@ -413,7 +413,7 @@ void Daemon::serve() {
     else
         refresh_nat_ifaddrs();  // an address that changed before the watcher subscribed
     SessionGc gc(dp_->map_fd("sessions_v4"), dp_->map_fd("sessions_v6"), dp_->map_fd("runtime_cfg"),
-                 dp_->map_fd("stats"), dp_->map_fd(SLUICE_MAP_NAT_PORTS));
+                 dp_->map_fd("stats"), dp_->map_fd(SLUICE_MAP_NAT_PORTS), dp_->map_fd(SLUICE_MAP_SRC_RELEASED));
     for (;;) {
         pollfd fds[2] = {{sfd, POLLIN, 0}, {watcher ? watcher.value()->fd() : -1, POLLIN, 0}};
         int n = poll(fds, 2, 1000);

@@ -10,7 +10,12 @@ nlohmann::json screen_state_json(const std::vector<CompiledZone>& zones, const s
         nlohmann::json syn = s.syn_proxy == SYN_PROXY_ALWAYS       ? nlohmann::json("always")
                              : s.syn_proxy == SYN_PROXY_ABOVE_RATE ? nlohmann::json({{"above", s.syn_proxy_rate}})
                                                                    : nlohmann::json("off");
-        out.push_back({{"zone", z.name}, {"id", z.id}, {"syn_proxy", syn}, {"syn_proxy_window_scale", s.syn_proxy_wscale}});
+        nlohmann::json j = {{"zone", z.name}, {"id", z.id}, {"syn_proxy", syn},
+                            {"syn_proxy_window_scale", s.syn_proxy_wscale}};
+        if (s.source_sessions) j["source_sessions"] = s.source_sessions;
+        if (s.source_rate) j["source_new_sessions_per_second"] = s.source_rate;
+        if (s.destination_rate) j["destination_new_sessions_per_second"] = s.destination_rate;
+        out.push_back(j);
     }
     return out;
 }

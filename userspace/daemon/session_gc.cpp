@@ -1,6 +1,12 @@
 #include "daemon/session_gc.h"
 
+#include <bpf/bpf.h>
+
 #include <algorithm>
+#include <array>
+#include <cerrno>
+#include <map>
+#include <tuple>
 
 #include "daemon/session_expiry.h"
 #include "loader/map_io.h"
@@ -16,8 +22,9 @@ constexpr uint64_t kMaxWalkIntervalNs = 30ull * 1000000000ull;
 
 }  // namespace
 
-SessionGc::SessionGc(int v4, int v6, int cfg, int stats, int nat_ports)
-    : fd_v4_(v4), fd_v6_(v6), cfg_fd_(cfg), stats_fd_(stats), nat_ports_fd_(nat_ports) {}
+SessionGc::SessionGc(int v4, int v6, int cfg, int stats, int nat_ports, int src_released)
+    : fd_v4_(v4), fd_v6_(v6), cfg_fd_(cfg), stats_fd_(stats), nat_ports_fd_(nat_ports),
+      src_released_fd_(src_released) {}
 
 Result<size_t> SessionGc::maybe_collect(uint64_t now) {
     uint64_t created = 0;
@@ -37,6 +44,32 @@ Status SessionGc::release(const ExpiredFlow& f) {
     return release_reservation(nat_ports_fd_, *f.reservation);
 }
 
+// The GC is src_released's only writer, so read-add-write is safe; the
+// datapath counts its own side in src_limits with atomic adds.
+Status SessionGc::release_sources(const std::vector<ExpiredFlow>& expired) {
+    if (src_released_fd_ < 0) return {};
+    std::map<std::tuple<uint16_t, uint8_t, std::array<uint32_t, 4>>, uint64_t> released;
+    for (const ExpiredFlow& f : expired) {
+        const session_value& v = f.entry->value;
+        if (!(v.flags & SESSION_F_SOURCE_COUNTED) || (v.flags & SESSION_F_REPLY)) continue;
+        std::array<uint32_t, 4> addr{};
+        std::copy(std::begin(f.entry->src_addr), std::end(f.entry->src_addr), addr.begin());
+        released[{v.zone_in, f.entry->family, addr}] += 1;
+    }
+    for (const auto& [id, n] : released) {
+        address_limit_key k{};
+        k.zone_id = std::get<0>(id);
+        k.family = std::get<1>(id);
+        std::copy(std::get<2>(id).begin(), std::get<2>(id).end(), k.addr);
+        uint64_t total = 0;
+        bpf_map_lookup_elem(src_released_fd_, &k, &total);  // absent: 0
+        total += n;
+        if (bpf_map_update_elem(src_released_fd_, &k, &total, BPF_ANY) != 0)
+            return map_error("cannot write", SLUICE_MAP_SRC_RELEASED, errno);
+    }
+    return {};
+}
+
 Result<size_t> SessionGc::collect(uint64_t now) {
     ++walks_;
     runtime_config cfg{};
@@ -54,6 +87,7 @@ Result<size_t> SessionGc::collect(uint64_t now) {
         // between still finds its session and never a free port.
         if (auto s = release(f); !s) return s.error();
     }
+    if (auto s = release_sources(plan.expired); !s) return s.error();
     uint64_t next_due = plan.next_due_ns;
     next_due_ns_ = next_due == UINT64_MAX ? UINT64_MAX : std::min(next_due, now + kMaxWalkIntervalNs);
     return plan.expired.size();

@@ -2,11 +2,14 @@
 // session may have expired (the earliest expiry seen last walk has passed) or
 // new sessions were created since; the walk is a batched dump, so the kernel
 // skips empty buckets and no syscall is spent per empty slot. Removing a
-// source-translated flow also releases its port reservation (nat_ports).
+// source-translated flow also releases its port reservation (nat_ports), and
+// a flow counted against its source's session limit (maps/screen.h) is
+// counted in src_released.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "common/result.h"
 
@@ -16,8 +19,9 @@ struct ExpiredFlow;
 
 class SessionGc {
 public:
-    // nat_ports_fd may be -1 (no reservations to release).
-    SessionGc(int sessions_v4_fd, int sessions_v6_fd, int runtime_cfg_fd, int stats_fd, int nat_ports_fd);
+    // nat_ports_fd and src_released_fd may be -1 (nothing to release there).
+    SessionGc(int sessions_v4_fd, int sessions_v6_fd, int runtime_cfg_fd, int stats_fd, int nat_ports_fd,
+              int src_released_fd = -1);
 
     // Collects if due; returns how many flows were removed.
     Result<size_t> maybe_collect(uint64_t now_ns);
@@ -27,8 +31,9 @@ public:
 
 private:
     Status release(const ExpiredFlow& flow);
+    Status release_sources(const std::vector<ExpiredFlow>& expired);
 
-    int fd_v4_, fd_v6_, cfg_fd_, stats_fd_, nat_ports_fd_;
+    int fd_v4_, fd_v6_, cfg_fd_, stats_fd_, nat_ports_fd_, src_released_fd_;
     uint64_t next_due_ns_ = 0;
     uint64_t last_created_ = UINT64_MAX;
     uint64_t walks_ = 0;
