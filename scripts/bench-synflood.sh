@@ -21,9 +21,17 @@
 # system is not in the path (XDP not attached, nft counters still, no
 # cookies sent) fails.
 #
+# Part (b), one source flooding with real connections: one WAN address
+# (198.18.100.201) opens connections as fast as 64 in flight allow while
+# legitimate clients on 16 other addresses (198.18.100.10-25, 8 in flight
+# together) go on, through sluice without limits and with
+# `source-limit: { new-sessions: 2000 }`; reported: the legitimate clients'
+# rate with the flooder as a ratio to without it, and the rate the flooder
+# got.
+#
 # usage: scripts/bench-synflood.sh [--build DIR] [--out FILE] [--passes N] [--time S]
 #                                  [--systems "none sluice sluice-proxy sluice-auto nft-ct nft-synproxy"]
-#                                  [--concurrency N] [--quick]
+#                                  [--concurrency N] [--skip-b] [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/topology.sh
@@ -33,6 +41,7 @@ OUT=""
 PASSES=3
 TIME=5
 CONCURRENCY=8
+SKIP_B=0
 SYSTEMS="none sluice sluice-proxy sluice-auto nft-ct nft-synproxy"
 while [ $# -gt 0 ]; do
     case $1 in
@@ -43,6 +52,7 @@ while [ $# -gt 0 ]; do
     --systems) SYSTEMS=$2; shift 2 ;;
     --concurrency) CONCURRENCY=$2; shift 2 ;;
     --quick) PASSES=1; TIME=2; shift ;;
+    --skip-b) SKIP_B=1; shift ;;
     *) echo "bench-synflood: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -115,6 +125,14 @@ cat >"$TMP/syn.cfg" <<EOF
   drnd(2), c16(5301), drnd(4), c32(0), 0x50, 0x02, c16(64240), csumtcp(14, 34), c16(0),
 }
 EOF
+
+# Part (b): 16 legitimate sources and one flooding source on the WAN host.
+LEGIT_SOURCES=""
+for i in $(seq 10 25); do
+    ip -n "$P-wan" addr add "198.18.100.$i/24" dev eth0
+    LEGIT_SOURCES="$LEGIT_SOURCES 198.18.100.$i"
+done
+ip -n "$P-wan" addr add 198.18.100.201/24 dev eth0
 
 sluice_config() { # SCREEN
     cat >"$TMP/fw.yaml" <<EOF
@@ -202,11 +220,13 @@ print("%d/%d" % (sum(1 for f in s if f["source"].startswith("198.19.")), len(s))
 }
 
 echo 0 >"$TMP/offset"
-connrate() { # -> conn/s; the client's JSON goes to $TMP/last-connrate.json. Each run
-    # continues the tuples where the last one stopped (tests/bench/connrate).
-    ip netns exec "$P-wan" taskset -c 1 "$CONNRATE" client --address 198.18.1.10 --ports 5301-5316 --source 198.18.100.200 \
-        --duration "$TIME" --warmup 0.5 --threads 1 --concurrency "$CONCURRENCY" --timeout-ms 1000 \
-        --offset "$(cat "$TMP/offset")" >"$TMP/last-connrate.json"
+connrate() { # [SOURCE CPU CONCURRENCY] -> conn/s; the client's JSON goes to $TMP/last-connrate.json.
+    # Each run continues the tuples where the last one stopped (tests/bench/connrate).
+    local sources=${1:-198.18.100.200} cpu=${2:-1} concurrency=${3:-$CONCURRENCY} args=() a
+    for a in $sources; do args+=(--source "$a"); done
+    ip netns exec "$P-wan" taskset -c "$cpu" "$CONNRATE" client --address 198.18.1.10 --ports 5301-5316 \
+        "${args[@]}" --duration "$TIME" --warmup 0.5 --threads 1 --concurrency "$concurrency" \
+        --timeout-ms 1000 --offset "$(cat "$TMP/offset")" >"$TMP/last-connrate.json"
     /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["next_offset"])' "$TMP/last-connrate.json" \
         >"$TMP/offset"
     /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["per_second"])' "$TMP/last-connrate.json"
@@ -273,7 +293,44 @@ for pass in $(seq 1 "$PASSES"); do
     done
 done
 
-/usr/bin/python3 - "$RESULTS" "$OUT" "$PASSES" "$TIME" "$CONCURRENCY" <<'PY'
+# Part (b): one real source flooding with connections.
+RESULTS_B=$TMP/results-b.tsv
+: >"$RESULTS_B"
+if [ "$SKIP_B" = 0 ]; then
+    for pass in $(seq 1 "$PASSES"); do
+        for screen in "{}" "{ source-limit: { new-sessions: 2000 } }"; do
+            sluice_config "$screen"
+            label=$([ "$screen" = "{}" ] && echo "no limit" || echo "source-limit: { new-sessions: 2000 }")
+            "$SLUICE" --netns "$P-fw" run -c "$TMP/fw.yaml" >"$TMP/sluice.log" 2>&1 &
+            SLUICE_PID=$!
+            PIDS+=("$SLUICE_PID")
+            for _ in $(seq 100); do grep -q "running" "$TMP/sluice.log" && break; sleep 0.1; done
+            grep -q running "$TMP/sluice.log" || die "sluice did not start: $(cat "$TMP/sluice.log")"
+            base=$(connrate "$LEGIT_SOURCES")
+            drops0=$(( $(stat drop-screen-source-rate) + $(stat drop-screen-source-sessions) ))
+            # The flooder: its own tuples (offset far away), CPU 0, 64 in flight.
+            ip netns exec "$P-wan" taskset -c 0 "$CONNRATE" client --address 198.18.1.10 --ports 5301-5316 \
+                --source 198.18.100.201 --duration $((TIME + 2)) --warmup 0 --threads 1 --concurrency 64 \
+                --timeout-ms 1000 --offset 500000000 >"$TMP/flooder.json" &
+            FL=$!
+            sleep 0.5
+            legit=$(connrate "$LEGIT_SOURCES")
+            wait "$FL" || true
+            flooder=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["per_second"])' "$TMP/flooder.json")
+            drops=$(( $(stat drop-screen-source-rate) + $(stat drop-screen-source-sessions) - drops0 ))
+            if [ "$screen" != "{}" ] && [ "$drops" -le 0 ]; then die "part (b): the source limit dropped nothing"; fi
+            printf '%s	%s	%s	%s	%s	%s
+' "$pass" "$label" "$base" "$legit" "$flooder" "$drops" >>"$RESULTS_B"
+            echo "pass $pass (b) $label: legitimate $base conn/s alone, $legit with the flooder; flooder $flooder conn/s; $drops limited"
+            kill "$SLUICE_PID" 2>/dev/null || true
+            wait "$SLUICE_PID" 2>/dev/null || true
+            "$SLUICE" --netns "$P-fw" down >/dev/null 2>&1 || true
+            sleep 1
+        done
+    done
+fi
+
+/usr/bin/python3 - "$RESULTS" "$OUT" "$PASSES" "$TIME" "$CONCURRENCY" "$RESULTS_B" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 out, passes, time_s, conc = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
@@ -302,6 +359,18 @@ text = ("# SYN-flood benchmark\n\n%s pass(es), %s s of connections per measureme
         "flows: the firewall's sessions (sluice) or conntrack entries (nft) after the flood, the legitimate "
         "connections' closed flows included.\n\n" % (passes, time_s, conc))
 text += "\n".join(lines) + "\n"
+rows_b = [l.rstrip("\n").split("\t") for l in open(sys.argv[6]) if l.strip()]
+if rows_b:
+    text += ("\n## (b) One source flooding with real connections (64 in flight from 198.18.100.201; "
+             "legitimate: 16 sources, 8 in flight)\n\n"
+             "| sluice screen | legitimate conn/s alone | legitimate conn/s with the flooder | with / without | flooder conn/s | new sessions refused by the limit |\n"
+             "|---|---|---|---|---|---|\n")
+    for label in dict.fromkeys(r[1] for r in rows_b):
+        rs = [r for r in rows_b if r[1] == label]
+        base = [float(r[2]) for r in rs]; legit = [float(r[3]) for r in rs]
+        text += "| %s | %s | %s | %s | %s | %s |\n" % (label, cell(base), cell(legit),
+            cell([l / b if b else 0.0 for b, l in zip(base, legit)], "{:.2f}"),
+            cell([float(r[4]) for r in rs]), cell([float(r[5]) for r in rs]))
 open(out, "w").write(text)
 print(text)
 PY
