@@ -47,9 +47,18 @@ TEST(ConfigParse, ZonesInFileOrder) {
     const auto& c = good_basic();
     ASSERT_EQ(c.zones.size(), 3u);
     EXPECT_EQ(c.zones[0].name, "trust");
-    ASSERT_EQ(c.zones[0].host_inbound.size(), 2u);
+    ASSERT_EQ(c.zones[0].host_inbound.size(), 3u);
     EXPECT_EQ(c.zones[0].host_inbound[0].name, "ping");
     EXPECT_EQ(c.zones[0].host_inbound[1].name, "ssh");
+    EXPECT_EQ(c.zones[0].host_inbound[2].match.protocol, kProtoTcp);
+    ASSERT_EQ(c.zones[0].host_inbound[2].match.ports.size(), 1u);
+    EXPECT_EQ(c.zones[0].host_inbound[2].match.ports[0].lo, 8443);
+    EXPECT_EQ(c.zones[1].screen.syn_proxy, ZoneScreen::SynProxy::above_rate);
+    EXPECT_EQ(c.zones[1].screen.syn_proxy_rate, 1000u);
+    EXPECT_EQ(c.zones[1].screen.source_sessions, 5000u);
+    EXPECT_EQ(c.zones[1].screen.source_rate, 200u);
+    EXPECT_EQ(c.zones[1].screen.destination_rate, 20000u);
+    EXPECT_EQ(c.zones[0].screen.syn_proxy, ZoneScreen::SynProxy::off);
     EXPECT_EQ(c.zones[2].name, "dmz");  // `dmz:` with no value is an empty zone
 }
 
