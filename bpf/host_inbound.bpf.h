@@ -83,14 +83,15 @@ static __always_inline struct host_flow_value *host_flow_lookup(__u8 family, con
 	return bpf_map_lookup_elem(&host_flows_v6, &key->v6);
 }
 
-/* Does a packet carrying `key` answer a flow the firewall opened, one not
- * idle past its protocol's timeout? Refreshes the flow if so. */
+/* Does a packet carrying `key`, arriving from zone_in, answer a flow the
+ * firewall opened towards that zone, one not idle past its protocol's
+ * timeout? Refreshes the flow if so. */
 static __always_inline int host_flow_answers(const struct runtime_config *cfg, __u8 family, __u8 protocol,
-					     const union session_key *key, __u64 now)
+					     const union session_key *key, __u16 zone_in, __u64 now)
 {
 	struct host_flow_value *f = host_flow_lookup(family, key);
 
-	if (!f)
+	if (!f || f->zone_id != zone_in)
 		return 0;
 	if (now > f->last_seen_ns && now - f->last_seen_ns > host_flow_timeout(cfg, protocol))
 		return 0;
@@ -113,7 +114,7 @@ static __always_inline int host_icmp_error_allowed(const struct packet_ctx *pc, 
 
 	reverse_tuple(pc->family, &pc->inner_key, &back);
 	protocol = pc->family == SLUICE_FAMILY_IPV4 ? pc->inner_key.v4.protocol : pc->inner_key.v6.protocol;
-	if (host_flow_answers(cfg, pc->family, protocol, &back, now))
+	if (host_flow_answers(cfg, pc->family, protocol, &back, pc->zone_in, now))
 		return 1;
 	if (protocol != IPPROTO_TCP && protocol != IPPROTO_UDP)
 		return 0;
@@ -142,7 +143,7 @@ static __always_inline int host_inbound_judge(const struct packet_ctx *pc, const
 	port = host_service_port(pc);
 	if (host_service_lookup(pc->zone_in, pc->protocol, port, generation, service))
 		return 1;
-	if (host_flow_answers(cfg, pc->family, pc->protocol, &pc->key, now)) {
+	if (host_flow_answers(cfg, pc->family, pc->protocol, &pc->key, pc->zone_in, now)) {
 		*service = HOST_SVC_REPLY;
 		return 1;
 	}
@@ -168,12 +169,17 @@ static __always_inline void host_count(const struct runtime_config *cfg, __u16 z
 
 /* Packets that start a flow the firewall may expect replies to. A TCP
  * segment other than a SYN only refreshes a flow already known, so a
- * connection the firewall accepted (its SYN-ACK) opens nothing. */
-static __always_inline int host_flow_opens(const struct packet_ctx *pc)
+ * connection the firewall accepted (its SYN-ACK) opens nothing; likewise a
+ * UDP datagram from an unconnected socket (a server's answer: clients
+ * connect their UDP sockets, as the resolver does), so a service removed
+ * from host-inbound stops answering. */
+static __always_inline int host_flow_opens(const struct packet_ctx *pc, const struct bpf_sock *sk)
 {
 	switch (pc->protocol) {
 	case IPPROTO_TCP:
 		return (pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_ACK)) == TCP_FLAG_SYN;
+	case IPPROTO_UDP:
+		return sk->dst_port != 0;
 	case IPPROTO_ICMP:
 		return pc->icmp_type == ICMP_ECHO;
 	case IPPROTO_ICMPV6:
@@ -190,6 +196,8 @@ static __always_inline void host_flow_note(struct __sk_buff *skb, const struct p
 {
 	struct host_flow_value v = {}, *f;
 	struct bpf_sock *sk = skb->sk;
+	struct zone_key zk = {};
+	struct zone_value *zone;
 	union session_key back;
 	__u64 now;
 
@@ -203,10 +211,15 @@ static __always_inline void host_flow_note(struct __sk_buff *skb, const struct p
 			f->last_seen_ns = now;
 		return;
 	}
-	if (!host_flow_opens(pc))
+	if (!host_flow_opens(pc, sk))
+		return;
+	zk.ifindex = skb->ifindex;
+	zone = bpf_map_lookup_elem(&zones, &zk);
+	if (!zone)
 		return;
 	v.last_seen_ns = now;
 	v.created_ns = now;
+	v.zone_id = zone->zone_id;
 	if (pc->family == SLUICE_FAMILY_IPV4)
 		bpf_map_update_elem(&host_flows_v4, &back.v4, &v, BPF_ANY);
 	else

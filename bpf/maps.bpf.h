@@ -334,9 +334,10 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } zone_syn_rates SEC(".maps");
 
+/* Per (generation, zone); zeroed for a generation when a config is applied to it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SLUICE_MAX_ZONES);
+	__uint(max_entries, 2 * SLUICE_MAX_ZONES);
 	__type(key, __u32);
 	__type(value, struct screen_counter);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);

@@ -22,9 +22,11 @@ static __always_inline struct zone_screen *zone_screen_of(const struct runtime_c
 	return bpf_map_lookup_elem(&zone_screens, &key);
 }
 
-static __always_inline struct screen_counter *screen_counter_of(__u16 zone)
+/* The zone's counters in the active generation (they start from zero with
+ * each applied config, like the zone ids they are indexed by). */
+static __always_inline struct screen_counter *screen_counter_of(const struct runtime_config *cfg, __u16 zone)
 {
-	__u32 key = zone % SLUICE_MAX_ZONES;
+	__u32 key = (cfg->policy_generation & 1) * SLUICE_MAX_ZONES + (zone % SLUICE_MAX_ZONES);
 
 	return bpf_map_lookup_elem(&screen_hits, &key);
 }
@@ -90,7 +92,7 @@ static __always_inline int screen_admit(const struct runtime_config *cfg, struct
 	pc->source_counted = 0;
 	if (!zs || !(zs->source_sessions | zs->source_rate | zs->destination_rate))
 		return 0;
-	sc = screen_counter_of(pc->zone_in);
+	sc = screen_counter_of(cfg, pc->zone_in);
 	if (zs->source_sessions || zs->source_rate) {
 		limit_key(k, pc->zone_in, pc->family, src_addr_of(pc));
 		e = source_limit(pc, k);

@@ -405,7 +405,7 @@ int xdp_synproxy_prog(struct xdp_md *ctx)
 	if (!pc || !cfg)
 		return XDP_ABORTED;
 	zs = zone_screen_of(cfg, pc->zone_in);
-	sc = screen_counter_of(pc->zone_in);
+	sc = screen_counter_of(cfg, pc->zone_in);
 	switch (pc->synproxy) {
 	case SYNPROXY_ANSWER_SYN:
 		if (!zs || synproxy_answer_syn(ctx, pc, zs))

@@ -629,7 +629,8 @@ static __always_inline int tc_synproxy_complete(struct __sk_buff *skb, struct pa
 		return TC_ACT_SHOT;
 	count(STAT_SYNPROXY_ESTABLISHED);
 	if (s) {
-		struct screen_counter *sc = screen_counter_of(s->zone_out); /* the client's zone */
+		struct runtime_config *cfg = runtime_config();
+		struct screen_counter *sc = cfg ? screen_counter_of(cfg, s->zone_out) : 0; /* the client's zone */
 
 		if (sc)
 			sc->syn_proxy_established += 1;

@@ -7,8 +7,9 @@
  * firewall's addresses it is for:
  *
  *   accepted  it names a service the zone allows (host_services, keyed by the
- *             zone), or it answers a flow the firewall opened itself
- *             (host_flows_v4/v6, written by tc_egress_prog), or it is an ICMP
+ *             zone), or it answers, from the zone it went to, a flow the
+ *             firewall opened itself (host_flows_v4/v6, written by
+ *             tc_egress_prog), or it is an ICMP
  *             error about such a flow or an allowed service;
  *   dropped   everything else, counted under the service it named.
  *
@@ -54,6 +55,8 @@ struct host_service_value {
 struct host_flow_value {
 	__u64 last_seen_ns;    /* coarse clock; either direction */
 	__u64 created_ns;
+	__u16 zone_id;         /* the zone it left to: its replies arrive from there */
+	__u8 pad[6];
 };
 
 /* host_hits: per CPU, index (generation * SLUICE_MAX_ZONES + zone) *

@@ -59,7 +59,8 @@ struct zone_syn_rate {
 	__u64 active_until_ns;      /* the proxy stays on until then */
 };
 
-/* screen_hits[zone], per CPU. */
+/* screen_hits[generation * SLUICE_MAX_ZONES + zone], per CPU: zeroed for a
+ * generation when a config is applied to it. */
 struct screen_counter {
 	__u64 syn_proxy_cookies_sent;      /* SYN-ACKs with a cookie */
 	__u64 syn_proxy_cookies_valid;     /* ACKs that returned one: sessions created */

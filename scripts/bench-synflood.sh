@@ -53,6 +53,7 @@ while [ $# -gt 0 ]; do
     --concurrency) CONCURRENCY=$2; shift 2 ;;
     --quick) PASSES=1; TIME=2; shift ;;
     --skip-b) SKIP_B=1; shift ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-synflood: unknown option $1" >&2; exit 2 ;;
     esac
 done

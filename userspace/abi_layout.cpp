@@ -128,8 +128,9 @@ PIN_OFFSET(host_service_key, port, 2);
 PIN_OFFSET(host_service_key, protocol, 4);
 PIN_OFFSET(host_service_key, generation, 5);
 PIN_SIZE(host_service_value, 4);
-PIN_SIZE(host_flow_value, 16);
+PIN_SIZE(host_flow_value, 24);
 PIN_OFFSET(host_flow_value, created_ns, 8);
+PIN_OFFSET(host_flow_value, zone_id, 16);
 PIN_SIZE(host_inbound_counter, 16);
 PIN_OFFSET(host_inbound_counter, dropped, 8);
 

@@ -104,27 +104,27 @@ protected:
     }
 
     // A flow the firewall opened, as tc_egress_prog records it: keyed by the
-    // tuple of its replies.
+    // tuple of its replies, with the zone it went to (untrust by default).
     void add_host_flow4(const Ipv4Addr& remote, uint16_t remote_port, const Ipv4Addr& local, uint16_t local_port,
-                        uint8_t protocol, uint64_t last_seen_ns) {
+                        uint8_t protocol, uint64_t last_seen_ns, uint16_t zone = kUntrust) {
         session_key_v4 k{};
         std::memcpy(&k.src_addr, remote.bytes.data(), 4);
         std::memcpy(&k.dst_addr, local.bytes.data(), 4);
         k.src_port = htons(remote_port);
         k.dst_port = htons(local_port);
         k.protocol = protocol;
-        host_flow_value v{last_seen_ns, last_seen_ns};
+        host_flow_value v{last_seen_ns, last_seen_ns, zone, {}};
         ASSERT_EQ(bpf_map_update_elem(env_->map_fd(SLUICE_MAP_HOST_FLOWS_V4), &k, &v, BPF_ANY), 0);
     }
     void add_host_flow6(const Ipv6Addr& remote, uint16_t remote_port, const Ipv6Addr& local, uint16_t local_port,
-                        uint8_t protocol, uint64_t last_seen_ns) {
+                        uint8_t protocol, uint64_t last_seen_ns, uint16_t zone = kUntrust) {
         session_key_v6 k{};
         std::memcpy(k.src_addr, remote.bytes.data(), 16);
         std::memcpy(k.dst_addr, local.bytes.data(), 16);
         k.src_port = htons(remote_port);
         k.dst_port = htons(local_port);
         k.protocol = protocol;
-        host_flow_value v{last_seen_ns, last_seen_ns};
+        host_flow_value v{last_seen_ns, last_seen_ns, zone, {}};
         ASSERT_EQ(bpf_map_update_elem(env_->map_fd(SLUICE_MAP_HOST_FLOWS_V6), &k, &v, BPF_ANY), 0);
     }
     // bpf_ktime_get_coarse_ns() is CLOCK_MONOTONIC_COARSE.
@@ -208,6 +208,22 @@ TEST_F(HostInboundTest, RepliesToTheFirewallsOwnFlows) {
                    kUntrust, HOST_SVC_OTHER);
     expect_dropped("IPv6 answer from :54", from_wan6(kWanFw6).udp(54, 50001).build(), wan_if(), kUntrust,
                    HOST_SVC_OTHER);
+}
+
+// A reply is a reply only from the zone the flow went to: the same tuple
+// arriving from the LAN is not let in.
+TEST_F(HostInboundTest, ReplyFromAnotherZoneIsNotAReply) {
+    add_host_flow4(kWanHost4, 443, kWanFw4, 50020, proto::kTcp, coarse_now());
+    Bytes spoofed = PacketBuilder()
+                        .eth(kLanHostMac, lan_mac())
+                        .ipv4(kWanHost4, kWanFw4)
+                        .tcp(443, 50020)
+                        .syn()
+                        .ack()
+                        .build();
+    expect_dropped("the reply's tuple, from the LAN", spoofed, lan_if(), kTrust, HOST_SVC_OTHER);
+    expect_accepted("the same from the WAN", from_wan4(kWanFw4).tcp(443, 50020).syn().ack().build(), wan_if(),
+                    kUntrust, HOST_SVC_REPLY);
 }
 
 // A flow idle past its protocol's timeout (udp: 1s in this config) lets

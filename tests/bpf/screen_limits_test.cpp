@@ -48,13 +48,7 @@ protected:
             .payload_pattern(16)
             .build();
     }
-    screen_counter screen(uint16_t zone) {
-        auto words = read_percpu_sums(env_->map_fd(SLUICE_MAP_SCREEN_HITS), zone, sizeof(screen_counter));
-        EXPECT_TRUE(words.ok());
-        screen_counter c{};
-        if (words.ok()) std::memcpy(&c, words.value().data(), sizeof(c));
-        return c;
-    }
+    screen_counter screen(uint16_t zone) { return read_screen_counter(env_->map_fd(SLUICE_MAP_SCREEN_HITS), env_->map_fd(SLUICE_MAP_RUNTIME_CONFIG), zone); }
     void expect_opens(const std::string& what, const Bytes& frame) {
         snapshot_stats();
         EXPECT_EQ(run(frame, lan_if()).retval, XDP_REDIRECT) << what;

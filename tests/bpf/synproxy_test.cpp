@@ -117,13 +117,7 @@ protected:
         return v6() ? session6(kLanHost6, kWanHost6, kClientPort, kServerPort, proto::kTcp)
                     : session4(kLanHost4, kWanHost4, kClientPort, kServerPort, proto::kTcp);
     }
-    screen_counter screen(uint16_t zone) {
-        auto words = read_percpu_sums(env_->map_fd(SLUICE_MAP_SCREEN_HITS), zone, sizeof(screen_counter));
-        EXPECT_TRUE(words.ok());
-        screen_counter c{};
-        if (words.ok()) std::memcpy(&c, words.value().data(), sizeof(c));
-        return c;
-    }
+    screen_counter screen(uint16_t zone) { return read_screen_counter(env_->map_fd(SLUICE_MAP_SCREEN_HITS), env_->map_fd(SLUICE_MAP_RUNTIME_CONFIG), zone); }
 
     // The client's SYN: MSS 1460, SACK-permitted, TS(111, 0), window scale 7.
     Bytes client_syn(bool timestamps = true, uint16_t mss = 1460) const {
@@ -192,24 +186,14 @@ TEST_P(SynProxyTest, ValidAckCreatesTheSessionAndSendsTheSynToTheServer) {
     snapshot_stats();
     // The cookie's MSS class for a client MSS of 1460: 1460 (IPv4), 1440 (IPv6).
     const uint16_t mss = v6() ? 1440 : 1460;
-    Bytes expected = to_server()
-                         .tcp(kClientPort, kServerPort)
+    PacketBuilder b = to_server();
+    if (!v6()) b.dont_fragment();  // the proxy writes its own IPv4 header: DF, id 0
+    Bytes expected = b.tcp(kClientPort, kServerPort)
                          .seq(kClientIsn)
                          .syn()
                          .window(502 << 7)
                          .tcp_options(cat({mss_opt(mss), kSackPerm, ts_opt(112, 0), kNop, ws_opt(7)}))
                          .build();
-    if (!v6()) {
-        // The proxy writes its own IPv4 header: DF, id 0.
-        expected = to_server()
-                       .dont_fragment()
-                       .tcp(kClientPort, kServerPort)
-                       .seq(kClientIsn)
-                       .syn()
-                       .window(502 << 7)
-                       .tcp_options(cat({mss_opt(mss), kSackPerm, ts_opt(112, 0), kNop, ws_opt(7)}))
-                       .build();
-    }
     auto r = expect_fixture({"the ACK with the cookie", client_ack(sa), lan_if(), XDP_REDIRECT, expected});
     auto sums = verify_checksums(r.output);
     EXPECT_TRUE(sums.ok()) << sums.describe();

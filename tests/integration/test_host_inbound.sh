@@ -104,5 +104,14 @@ total_dropped=$("$IT_PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))
 it_expect_eq "drop-host-inbound equals the per-service drops" "$total_dropped" \
     "$(stat_value "$IT_TMP/stats.json" drop-host-inbound)"
 it_expect_ge "host-flow-tracked counted the firewall's own flows" "$(stat_value "$IT_TMP/stats.json" host-flow-tracked)" 5
+it_log "checking: a UDP service removed by a reload stops answering, also a client that kept its port"
+udp_from_40000() { echo q | lan timeout 3 socat -T2 - "UDP:$FW_LAN4:5353,sourceport=40000" 2>/dev/null | awk '{print $1}'; }
+sed -i 's/^  trust: { host-inbound: \[ping, ssh\] }$/  trust: { host-inbound: [ping, ssh, { protocol: udp, port: 5353 }] }/' "$IT_TMP/fw.yaml"
+it_check "reload with udp/5353 allowed on trust" sluice_fw reload
+it_expect_eq "LAN -> firewall udp/5353 from port 40000, allowed (the server listens on ::)" "::ffff:$LAN4" "$(udp_from_40000)"
+it_expect_eq "... and again" "::ffff:$LAN4" "$(udp_from_40000)"
+sed -i 's/, { protocol: udp, port: 5353 }\]/]/' "$IT_TMP/fw.yaml"
+it_check "reload without it" sluice_fw reload
+it_expect_eq "LAN -> firewall udp/5353 from port 40000 after the reload (no answer)" "" "$(udp_from_40000)"
 sluice_fw show host-inbound
 it_finish

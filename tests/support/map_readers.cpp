@@ -1,5 +1,7 @@
 #include "map_readers.h"
 
+#include <gtest/gtest.h>
+
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -134,6 +136,18 @@ size_t count_entries(int fd) { return all_keys(fd).size(); }
 
 void clear_map(int fd) {
     for (const auto& k : all_keys(fd)) bpf_map_delete_elem(fd, k.data());
+}
+
+screen_counter read_screen_counter(int screen_hits_fd, int runtime_cfg_fd, uint16_t zone) {
+    screen_counter c{};
+    runtime_config cfg{};
+    uint32_t key = 0;
+    EXPECT_EQ(bpf_map_lookup_elem(runtime_cfg_fd, &key, &cfg), 0);
+    auto words = read_percpu_sums(screen_hits_fd, (cfg.policy_generation & 1) * SLUICE_MAX_ZONES + zone,
+                                  sizeof(screen_counter));
+    EXPECT_TRUE(words.ok()) << (words.ok() ? "" : words.error().message);
+    if (words.ok()) std::memcpy(&c, words.value().data(), sizeof(c));
+    return c;
 }
 
 }  // namespace sluice::test

@@ -12,6 +12,8 @@
 #include "packet_builder.h"
 
 extern "C" {
+#include "runtime_config.h"
+#include "screen.h"
 #include "session.h"
 #include "stats.h"
 }
@@ -29,6 +31,10 @@ const std::vector<StatInfo>& stat_table();
 // One value of a per-CPU map as u64 words (value_size / 8 of them), each
 // summed over all possible CPUs: a counter struct such as filter_rule_counter.
 Result<std::vector<uint64_t>> read_percpu_sums(int map_fd, uint32_t key, size_t value_size);
+
+// screen_hits of the zone in the active generation, summed over CPUs
+// (maps/screen.h); a failed read fails the calling test and gives zeros.
+screen_counter read_screen_counter(int screen_hits_fd, int runtime_cfg_fd, uint16_t zone);
 
 // stats[reason], summed over all possible CPUs (the first u64 of each value).
 Result<std::vector<uint64_t>> read_stats(int stats_map_fd);

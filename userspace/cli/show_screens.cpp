@@ -26,13 +26,20 @@ std::string syn_proxy_text(const json& j) {
 
 int show_screens(const InstancePaths& paths, const json& state, bool json_out, std::ostream& out, std::ostream& err) {
     PinnedMap hits(paths.pin_dir + "/" SLUICE_MAP_SCREEN_HITS);
-    if (hits.fd() < 0) {
+    PinnedMap cfg_map(paths.pin_dir + "/" SLUICE_MAP_RUNTIME_CONFIG);
+    if (hits.fd() < 0 || cfg_map.fd() < 0) {
         err << "sluice: no pinned screen counters under " << paths.pin_dir << "\n";
         return 1;
     }
+    runtime_config cfg{};
+    if (auto r = read_runtime_config(cfg_map.fd(), cfg); !r) {
+        err << "sluice: " << r.error().message << "\n";
+        return 1;
+    }
+    const uint32_t base = uint32_t(cfg.policy_generation & 1) * SLUICE_MAX_ZONES;
     json zones = json::array();
     for (const auto& z : state.value("screens", json::array())) {
-        auto words = read_percpu_words(hits.fd(), z.value("id", 0u), sizeof(screen_counter) / 8);
+        auto words = read_percpu_words(hits.fd(), base + z.value("id", 0u), sizeof(screen_counter) / 8);
         if (!words) {
             err << "sluice: " << words.error().message << "\n";
             return 1;

@@ -39,7 +39,8 @@ void read_host_entry(YamlReader& reader, const YAML::Node& node, HostInboundItem
     if (icmp) {
         if (!type) {
             reader.error(node, item.path,
-                         "missing \"type\" (the " + *text + " type number to allow; `ping` allows echo requests)");
+                         "missing \"type\" (the " + protocol_name(proto.value()) +
+                             " type number to allow; `ping` allows echo requests)");
         } else if (auto t = reader.scalar(type, field_path(item.path, "type"))) {
             auto range = parse_port_range(*t);
             if (!range || range.value().lo != range.value().hi || range.value().lo > 255)
@@ -119,7 +120,7 @@ std::optional<uint32_t> read_limit(YamlReader& reader, const YAML::Node& node, c
     char* end = nullptr;
     unsigned long long n = std::strtoull(text->c_str(), &end, 10);
     if (text->empty() || *end != '\0' || n < 1 || n > 100000000) {
-        reader.error(node, path, "\"" + *text + "\" is not " + what + " (1-100000000)");
+        reader.error(node, path, "\"" + *text + "\" is not a whole number of " + what + ", 1-100000000");
         return std::nullopt;
     }
     return static_cast<uint32_t>(n);
@@ -135,10 +136,10 @@ void read_screen(YamlReader& reader, const YAML::Node& node, const std::string& 
             reader.check_keys(src, src_path, {"sessions", "new-sessions"});
             if (src["sessions"])
                 screen.source_sessions = read_limit(reader, src["sessions"], field_path(src_path, "sessions"),
-                                                    "a number of sessions").value_or(0);
+                                                    "sessions").value_or(0);
             if (src["new-sessions"])
                 screen.source_rate = read_limit(reader, src["new-sessions"], field_path(src_path, "new-sessions"),
-                                                "a rate (new sessions per second)").value_or(0);
+                                                "new sessions per second").value_or(0);
         }
     }
     if (const YAML::Node dst = node["destination-limit"]) {
@@ -147,7 +148,7 @@ void read_screen(YamlReader& reader, const YAML::Node& node, const std::string& 
             reader.check_keys(dst, dst_path, {"new-sessions"});
             if (dst["new-sessions"])
                 screen.destination_rate = read_limit(reader, dst["new-sessions"], field_path(dst_path, "new-sessions"),
-                                                     "a rate (new sessions per second)").value_or(0);
+                                                     "new sessions per second").value_or(0);
         }
     }
 }

@@ -163,6 +163,10 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
                              config.screens);
         !s)
         return s;
+    if (auto s = zero_percpu(map_fd(SLUICE_MAP_SCREEN_HITS), SLUICE_MAP_SCREEN_HITS, uint32_t(gen) * SLUICE_MAX_ZONES,
+                             SLUICE_MAX_ZONES, sizeof(screen_counter));
+        !s)
+        return s;
 
     // 2. Interfaces: zone bindings and redirect targets (added before the
     //    flip, stale ones removed after it).
