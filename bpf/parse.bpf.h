@@ -320,6 +320,10 @@ static __always_inline int parse_ipv4(struct packet_ctx *pc, void *data, void *d
 	frag = bpf_ntohs(iph->frag_off);
 	if (frag & (IP_MF | IP_OFFMASK)) {
 		pc->frag_id = (__u32)iph->id;
+		/* A fragment ending past 64 KiB ("ping of death"): no valid
+		 * datagram is that long. */
+		if ((frag & IP_OFFMASK) * 8 + tot_len - hlen > 65535)
+			return STAT_DROP_FRAG_OVERSIZE;
 		if (frag & IP_OFFMASK) {
 			pc->frag = FRAG_LATER;
 			return PARSE_OK;
@@ -382,6 +386,9 @@ static __always_inline int parse_ipv6(struct packet_ctx *pc, void *data, void *d
 			cursor = fh + 1;
 			if (off & 0xfff9) { /* offset bits or M */
 				pc->frag_id = fh->identification;
+				/* Past 64 KiB of fragmentable part: see parse_ipv4. */
+				if ((__u32)(off & 0xfff8) + (__u32)(l3_end - cursor) > 65535)
+					return STAT_DROP_FRAG_OVERSIZE;
 				if (off & 0xfff8) {
 					pc->frag = FRAG_LATER;
 					pc->protocol = nexthdr;

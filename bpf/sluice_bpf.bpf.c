@@ -75,6 +75,13 @@ int xdp_main_prog(struct xdp_md *ctx)
 		return pass(STAT_PASS_NON_IP);
 	if (rc != PARSE_OK)
 		return drop(rc);
+	/* "Land": a packet from an address to itself is never on the wire. */
+	if (pc->family == SLUICE_FAMILY_IPV4 ? pc->key.v4.src_addr == pc->key.v4.dst_addr
+					     : ((pc->key.v6.src_addr[0] ^ pc->key.v6.dst_addr[0]) |
+						(pc->key.v6.src_addr[1] ^ pc->key.v6.dst_addr[1]) |
+						(pc->key.v6.src_addr[2] ^ pc->key.v6.dst_addr[2]) |
+						(pc->key.v6.src_addr[3] ^ pc->key.v6.dst_addr[3])) == 0)
+		return drop(STAT_DROP_LAND);
 	return jump(ctx, SLUICE_JUMP_ZONE);
 }
 

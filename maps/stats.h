@@ -61,6 +61,8 @@
 	X(STAT_DROP_ICMPV6_TRUNCATED, "drop-icmpv6-truncated", drop)             \
 	X(STAT_DROP_FRAG_NO_RECORD, "drop-fragment-no-record", drop)             \
 	X(STAT_DROP_FRAG_BAD, "drop-fragment-malformed", drop)                   \
+	X(STAT_DROP_FRAG_OVERSIZE, "drop-fragment-beyond-64k", drop)             \
+	X(STAT_DROP_LAND, "drop-land", drop)                                     \
 	X(STAT_DROP_FRAG_DENIED, "drop-fragment-denied", drop)                   \
 	X(STAT_DROP_POLICY_DENY, "drop-policy-deny", drop)                       \
 	X(STAT_DROP_POLICY_DEFAULT, "drop-policy-default", drop)                 \
