@@ -205,6 +205,19 @@ static __always_inline void session_retire_peer(struct packet_ctx *pc, struct se
 	s->nat.flags = 0;
 }
 
+/* The session's cached egress, when still valid for the current FIB
+ * generation; otherwise forward must refresh it. */
+static __always_inline void session_fib_to_packet(struct packet_ctx *pc, const struct session_value *s,
+						  const struct runtime_config *cfg)
+{
+	if (s->fib.generation && s->fib.generation == cfg->fib_generation) {
+		pc->fib = s->fib;
+		pc->fib_valid = 1;
+	} else {
+		pc->fib_stale_session = 1;
+	}
+}
+
 static __always_inline void session_account(struct session_value *s, const struct packet_ctx *pc, __u64 now)
 {
 	__sync_fetch_and_add(&s->packets, 1);

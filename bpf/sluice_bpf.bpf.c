@@ -155,12 +155,7 @@ int xdp_zone_prog(struct xdp_md *ctx)
 		pc->synproxy_state = s->synproxy;
 		if (s->nat.flags & SESSION_NAT_ANY)
 			pc->nat = s->nat;
-		if (s->fib.generation && s->fib.generation == cfg->fib_generation) {
-			pc->fib = s->fib;
-			pc->fib_valid = 1;
-		} else {
-			pc->fib_stale_session = 1;
-		}
+		session_fib_to_packet(pc, s, cfg);
 		pc->synproxy = pc->session_reply ? SYNPROXY_SERVER_SYNACK : SYNPROXY_SEND_SYN;
 		return jump(ctx, SLUICE_JUMP_SYNPROXY);
 	}
@@ -187,12 +182,7 @@ int xdp_zone_prog(struct xdp_md *ctx)
 	count(STAT_SESSION_HIT);
 	session_account(s, pc, now);
 	pc->session_reply = s->flags & SESSION_F_REPLY;
-	if (s->fib.generation && s->fib.generation == cfg->fib_generation) {
-		pc->fib = s->fib;
-		pc->fib_valid = 1;
-	} else {
-		pc->fib_stale_session = 1;
-	}
+	session_fib_to_packet(pc, s, cfg);
 	frag_record(pc, FRAG_VERDICT_FOLLOW, now);
 	if (s->punt_flags & SESSION_PUNT_INSPECT) {
 		if (pc->protocol == IPPROTO_TCP && pc->frag == FRAG_NONE)
