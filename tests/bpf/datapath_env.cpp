@@ -84,6 +84,10 @@ Result<std::unique_ptr<DatapathEnv>> DatapathEnv::create(const std::string& yaml
     (void)env->ns_->add_vlan("lan0", 100);
 
     DatapathOptions options;  // empty pin directory: nothing pinned
+    // The session maps are sized as `sluice run` sizes them, from the
+    // config's limits.sessions (a config that does not parse fails in apply).
+    if (auto parsed = config::parse_config(yaml, "bpf-test.yaml"); parsed.ok())
+        options.sessions = parsed.config->limits.sessions;
     auto datapath = Datapath::open(options);
     if (!datapath) return make_error("Datapath::open: " + datapath.error().message);
     env->impl_ = std::make_unique<Impl>();

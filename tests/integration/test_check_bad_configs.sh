@@ -57,6 +57,8 @@ bad-nat-static.yaml	14:41: nat.static[3].outside: overlaps its own inside prefix
 bad-nat-static.yaml	15:38: nat.static[4].outside: overlaps nat.pools.public.addresses (198.18.100.10-198.18.100.20)
 bad-nat-static.yaml	18:17: nat.nptv6[0].inside: NPTv6 prefixes must be /64 or shorter, got /80 (RFC 6296 adjusts a 16-bit word after the prefix to keep checksums valid)
 bad-nat-static.yaml	19:17: nat.nptv6[1].inside: overlaps nat.static[5].inside (2001:2:0:5::1/128)
+bad-limits.yaml	6:13: limits.sessions: 100 sessions is out of range 1024-16777216 (flows per address family; each costs about 944 bytes of kernel memory)
+bad-limits.yaml	7:3: limits.session: unknown key "session" (did you mean "sessions"?)
 bad-multiple-errors.yaml	9:28: address-book.lan-net[1]: invalid IPv4 address "198.18.300.0"
 bad-multiple-errors.yaml	15:9: policies[0].to: unknown zone "untrsut" (did you mean "untrust"?)
 bad-multiple-errors.yaml	17:18: policies[0].application: unknown application "htp" (did you mean "http"?)

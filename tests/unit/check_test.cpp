@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <cstdio>
+#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -25,11 +27,37 @@ TEST(Check, GoodFilePrintsSummaryAndExitsZero) {
                      "5 applications, 4 policies (default deny), 1 filter (2 rules), 5 NAT rules, "
                      "2 inspect rulesets (2 patterns)\n");
     // The second line: compile time and classifier memory (4 policies + 2 filter rules).
-    EXPECT_TRUE(std::regex_match(text.substr(newline + 1),
+    const auto second_end = text.find('\n', newline + 1);
+    ASSERT_NE(second_end, std::string::npos);
+    EXPECT_TRUE(std::regex_match(text.substr(newline + 1, second_end - newline),
                                  std::regex(".*good-basic.yaml: compiled in [0-9.]+ ms; classifier tables "
                                             "[0-9.]+ (KiB|MiB) per generation \\(6 rules, [0-9]+ of [0-9]+ "
                                             "cross-product entries, [0-9]+ distinct outcomes\\)\n")))
         << text;
+    // The third: the session table limits.sessions asks for and its memory
+    // (65536 x 944 bytes, both families).
+    EXPECT_EQ(text.substr(second_end + 1),
+              kDir + "good-basic.yaml: session table 65536 sessions per family, 131072 entries each in IPv4 and "
+                     "IPv6; about 59.0 MiB of kernel memory (estimate)\n");
+}
+
+TEST(Check, DefaultSessionTableIsSaidToBeTheDefault) {
+    const std::string path = testing::TempDir() + "check-default-limits.yaml";
+    {
+        std::ofstream f(path);
+        f << "interfaces: { lan0: { zone: trust } }\nzones: { trust: {} }\n";
+    }
+    std::ostringstream out, err, json_out;
+    EXPECT_EQ(run_check(path, out, err, false), 0) << err.str();
+    EXPECT_NE(out.str().find(path + ": session table 131072 sessions per family (default), 262144 entries each in "
+                                    "IPv4 and IPv6; about 118.0 MiB of kernel memory (estimate)\n"),
+              std::string::npos)
+        << out.str();
+    EXPECT_EQ(run_check(path, json_out, err, true), 0);
+    auto j = nlohmann::json::parse(json_out.str());
+    EXPECT_EQ(j["session_table"]["default"], true);
+    EXPECT_EQ(j["session_table"]["sessions_per_family"], 131072);
+    std::remove(path.c_str());
 }
 
 TEST(Check, GoodFileJson) {
@@ -45,6 +73,10 @@ TEST(Check, GoodFileJson) {
     // At least the two port-class arrays of a generation: 2 x 5 x 65536 x 4 bytes.
     EXPECT_GE(j["classifier_bytes"].get<uint64_t>(), 2u * 5 * 65536 * 4);
     EXPECT_EQ(j["classifier"]["rules"], 6);
+    EXPECT_EQ(j["session_table"]["sessions_per_family"], 65536);
+    EXPECT_EQ(j["session_table"]["entries_per_family"], 131072);
+    EXPECT_EQ(j["session_table"]["bytes_estimate"], 65536u * 944);
+    EXPECT_EQ(j["session_table"]["default"], false);
 }
 
 TEST(Check, BadFilePrintsEveryErrorAndExitsOne) {

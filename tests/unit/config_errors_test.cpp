@@ -33,6 +33,10 @@ std::vector<std::string> errors_of(const std::string& name) {
 }
 
 const std::vector<BadConfig> kBadConfigs = {
+    {"bad-limits.yaml",
+     {"bad-limits.yaml:6:13: limits.sessions: 100 sessions is out of range 1024-16777216 (flows per address family; "
+      "each costs about 944 bytes of kernel memory)",
+      "bad-limits.yaml:7:3: limits.session: unknown key \"session\" (did you mean \"sessions\"?)"}},
     {"bad-screen.yaml",
      {"bad-screen.yaml:5:33: zones.trust.screen.syn-proxy: invalid value \"sometimes\": expected off, always or "
       "{ above: N } (N: SYNs per second)",
@@ -225,4 +229,29 @@ TEST(ConfigErrors, UnknownTopLevelSection) {
     ASSERT_EQ(result.diagnostics.size(), 1u);
     EXPECT_EQ(format_diagnostic(result.diagnostics[0]),
               "fw.yaml:3:1: policy: unknown key \"policy\" (did you mean \"policies\"?)");
+}
+
+TEST(ConfigErrors, LimitsSessionsValues) {
+    auto errors = [](const std::string& limits) {
+        auto result = parse_config("interfaces: { lan0: { zone: z } }\nzones: { z: {} }\nlimits: " + limits + "\n",
+                                   "fw.yaml");
+        std::vector<std::string> lines;
+        for (const auto& d : result.diagnostics) lines.push_back(format_diagnostic(d));
+        return lines;
+    };
+    EXPECT_EQ(errors("{ sessions: lots }"),
+              (std::vector<std::string>{"fw.yaml:3:21: limits.sessions: \"lots\" is not a whole number of sessions "
+                                        "(flows per address family, 1024-16777216)"}));
+    EXPECT_EQ(errors("{ sessions: -5 }"),
+              (std::vector<std::string>{"fw.yaml:3:21: limits.sessions: \"-5\" is not a whole number of sessions "
+                                        "(flows per address family, 1024-16777216)"}));
+    EXPECT_EQ(errors("{ sessions: 16777217 }"),
+              (std::vector<std::string>{"fw.yaml:3:21: limits.sessions: 16777217 sessions is out of range "
+                                        "1024-16777216 (flows per address family; each costs about 944 bytes of "
+                                        "kernel memory)"}));
+    EXPECT_EQ(errors("{ sessions: [1024] }"),
+              (std::vector<std::string>{"fw.yaml:3:21: limits.sessions: expected a single value, got a list"}));
+    EXPECT_EQ(errors("[sessions]"), (std::vector<std::string>{"fw.yaml:3:9: limits: expected a mapping, got a list"}));
+    EXPECT_TRUE(errors("{ sessions: 1024 }").empty());
+    EXPECT_TRUE(errors("{ sessions: 16777216 }").empty());
 }

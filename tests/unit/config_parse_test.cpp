@@ -193,3 +193,33 @@ TEST(ConfigParse, InspectRulesets) {
     EXPECT_EQ(c.rulesets[0].patterns[0].direction, PatternDirection::server_to_client);
     EXPECT_EQ(c.rulesets[0].patterns[0].action, PatternAction::reject);
 }
+
+TEST(ConfigParse, LimitsSessions) {
+    EXPECT_EQ(good_basic().limits.sessions, 65536u);
+    ASSERT_TRUE(good_basic().limits.sessions_location);
+    auto absent = parse(kMinimal);
+    ASSERT_TRUE(absent.ok());
+    // Absent: the table sluice had before the size was configurable.
+    EXPECT_EQ(absent.config->limits.sessions, 131072u);
+    EXPECT_EQ(session_map_entries(absent.config->limits.sessions), 262144u);
+    EXPECT_FALSE(absent.config->limits.sessions_location);
+    auto set = parse(std::string(kMinimal) + "limits: { sessions: 1024 }\n");
+    ASSERT_TRUE(set.ok());
+    EXPECT_EQ(set.config->limits.sessions, 1024u);
+    ASSERT_TRUE(set.config->limits.sessions_location);
+    EXPECT_EQ(set.config->limits.sessions_location->line, 3);
+    auto empty = parse(std::string(kMinimal) + "limits:\n");
+    ASSERT_TRUE(empty.ok());
+    EXPECT_EQ(empty.config->limits.sessions, 131072u);
+}
+
+// The estimate by hand for the default size: per entry a 48-byte element
+// header, the key (16 / 40) and the 144-byte value, plus a 16-byte bucket;
+// 262144 entries per family.
+TEST(ConfigParse, SessionTableMemoryEstimate) {
+    const uint64_t entries = 262144;
+    EXPECT_EQ(session_table_bytes_estimate(131072),
+              entries * (48 + 16 + 144 + 16) + entries * (48 + 40 + 144 + 16));
+    // Non-power-of-two sizes still get power-of-two bucket arrays.
+    EXPECT_EQ(hash_map_bytes_estimate(3000, 16, 144), 3000u * 208 + 4096u * 16);
+}

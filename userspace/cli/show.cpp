@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/pinned_map.h"
+#include "cli/session_table_fill.h"
 #include "cli/show_filters.h"
 #include "cli/show_host_inbound.h"
 #include "cli/show_screens.h"
@@ -83,8 +84,13 @@ int show_sessions(const InstancePaths& paths, const json& state, bool json_out, 
         flow_texts.push_back(endpoint_text(e.family, e.src_addr, e.src_port) + " > " +
                              endpoint_text(e.family, e.dst_addr, e.dst_port));
     }
+    auto fill = session_table_fill(paths.pin_dir, entries.value());
+    if (!fill) {
+        err << "sluice: " << fill.error().message << "\n";
+        return 1;
+    }
     if (json_out) {
-        out << json{{"sessions", flows}}.dump(2) << "\n";
+        out << json{{"sessions", flows}, {"table", session_table_fill_json(fill.value())}}.dump(2) << "\n";
         return 0;
     }
     out << std::left << std::setw(7) << "PROTO" << std::setw(48) << "FLOW" << std::setw(13) << "STATE"
@@ -106,7 +112,7 @@ int show_sessions(const InstancePaths& paths, const json& state, bool json_out, 
         }
         out << "\n";
     }
-    out << flows.size() << " session(s)\n";
+    out << flows.size() << " session(s); " << session_table_fill_text(fill.value()) << "\n";
     return 0;
 }
 
@@ -128,19 +134,34 @@ int show_stats(const InstancePaths& paths, bool json_out, std::ostream& out, std
 #define SLUICE_STAT_ROW(e, str, kind) {str, #kind},
     static const Row rows[] = {SLUICE_STATS(SLUICE_STAT_ROW)};
 #undef SLUICE_STAT_ROW
+    // drop-session-table-full means more to the reader next to how full the
+    // table is and what it holds.
+    auto sessions = read_pinned_sessions(paths.pin_dir);
+    if (!sessions) {
+        err << "sluice: " << sessions.error().message << "\n";
+        return 1;
+    }
+    auto fill = session_table_fill(paths.pin_dir, sessions.value());
+    if (!fill) {
+        err << "sluice: " << fill.error().message << "\n";
+        return 1;
+    }
     if (json_out) {
         json counters = json::object(), kinds = json::object();
         for (int i = 0; i < STAT_REASON_COUNT; ++i) {
             counters[rows[i].name] = totals.value()[i];
             kinds[rows[i].name] = rows[i].kind;
         }
-        out << json{{"counters", counters}, {"kinds", kinds}}.dump(2) << "\n";
+        out << json{{"counters", counters}, {"kinds", kinds}, {"session_table", session_table_fill_json(fill.value())}}
+                   .dump(2)
+            << "\n";
         return 0;
     }
     for (int i = 0; i < STAT_REASON_COUNT; ++i) {
         out << std::left << std::setw(34) << rows[i].name << std::setw(6) << rows[i].kind << std::right
             << std::setw(14) << totals.value()[i] << "\n";
     }
+    out << session_table_fill_text(fill.value()) << "\n";
     return 0;
 }
 

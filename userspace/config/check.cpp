@@ -37,7 +37,8 @@ std::string format_ms(double ms) {
 std::string format_bytes(uint64_t bytes) {
     char buf[32];
     if (bytes < 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024.0);
-    else std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1024.0 * 1024.0));
+    else if (bytes < 1024ull * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1024.0 * 1024.0));
+    else std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
     return buf;
 }
 
@@ -56,6 +57,15 @@ nlohmann::json classifier_groups_json(const CompiledClassifier& t) {
                           {"cross_entries", g.cross_entries},
                           {"sparse_entries", g.sparse_entries}});
     return groups;
+}
+
+// The session maps are sized by limits.sessions when the daemon creates
+// them; what that costs is worth knowing before `run` allocates it.
+nlohmann::json session_table_json(const Limits& limits) {
+    return {{"sessions_per_family", limits.sessions},
+            {"entries_per_family", session_map_entries(limits.sessions)},
+            {"bytes_estimate", session_table_bytes_estimate(limits.sessions)},
+            {"default", !limits.sessions_location.has_value()}};
 }
 
 size_t inspect_pattern_count(const std::vector<Ruleset>& rulesets) {
@@ -134,7 +144,8 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
                                               {"cross_capacity", CLASSIFIER_CROSS_PER_GEN},
                                               {"sparse_entries", t.sparse.size()},
                                               {"sparse_capacity", CLASSIFIER_SPARSE_PER_GEN},
-                                              {"results", t.results.size() - 1}}}}
+                                              {"results", t.results.size() - 1}}},
+                              {"session_table", session_table_json(c.limits)}}
                    .dump(2)
             << "\n";
     } else {
@@ -155,6 +166,10 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
         out << plural(t.results.size() - 1, "distinct outcome", "distinct outcomes");
         if (t.groups.size() > 1) out << "; " << t.groups.size() << " groups of rules by shape, each read per packet";
         out << ")\n";
+        out << path << ": session table " << c.limits.sessions << " sessions per family"
+            << (c.limits.sessions_location ? "" : " (default)") << ", "
+            << session_map_entries(c.limits.sessions) << " entries each in IPv4 and IPv6; about "
+            << format_bytes(session_table_bytes_estimate(c.limits.sessions)) << " of kernel memory (estimate)\n";
     }
     return 0;
 }

@@ -15,6 +15,7 @@
 #include "config/diagnostics.h"
 #include "config/host_services.h"
 #include "config/prefix.h"
+#include "config/session_table_size.h"
 #include "config/values.h"
 
 namespace sluice::config {
@@ -134,6 +135,12 @@ struct Timeouts {
     std::chrono::seconds fragment{30};
 };
 
+// `limits:`: sizes of the datapath's tables, fixed while the daemon runs.
+struct Limits {
+    uint32_t sessions = kDefaultSessions;      // flows per address family
+    std::optional<Location> sessions_location;  // where limits.sessions was written; empty = default
+};
+
 struct NatPool {
     std::string name;
     Location location;
@@ -213,6 +220,7 @@ struct Config {
     PolicyAction default_action = PolicyAction::deny;
     std::vector<Filter> filters;
     Timeouts timeouts;
+    Limits limits;
     Nat nat;
     std::vector<Ruleset> rulesets;
     // Ruleset ids the running daemon keeps stable across reloads (sessions

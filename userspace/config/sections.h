@@ -20,6 +20,7 @@ void parse_filters(YamlReader& reader, const YAML::Node& node, Config& config);
 void parse_timeouts(YamlReader& reader, const YAML::Node& node, Config& config);
 void parse_nat(YamlReader& reader, const YAML::Node& node, Config& config);
 void parse_inspect(YamlReader& reader, const YAML::Node& node, Config& config);
+void parse_limits(YamlReader& reader, const YAML::Node& node, Config& config);
 
 // Cross-section checks: every zone, address-book, application, filter, pool and
 // ruleset name used must exist; limits of the classifier maps.

@@ -20,6 +20,7 @@
 #include "daemon/screen_state.h"
 #include "daemon/netlink_watcher.h"
 #include "daemon/session_gc.h"
+#include "daemon/session_size_change.h"
 #include "daemon/state_file.h"
 #include "inspect/ruleset_db.h"
 #include "inspect/stage.h"
@@ -219,6 +220,7 @@ Status Daemon::sync_stage(const std::shared_ptr<const inspect::CompiledRulesets>
 Status Daemon::apply_config(bool initial) {
     auto loaded = load_compiled();
     if (!loaded) return loaded.error();
+    if (auto s = check_session_size_unchanged(loaded->parsed, dp_->session_capacity()); !s) return s;
     const CompiledConfig& compiled = loaded->compiled;
     auto resolved = Datapath::resolve(compiled);
     if (!resolved) return resolved.error();
@@ -468,9 +470,16 @@ int Daemon::run() {
         }
     }
     bool fresh_pins = !std::filesystem::exists(paths_.pin_dir);
-    auto dp = Datapath::open(DatapathOptions{.pin_dir = paths_.pin_dir});
+    const config::Limits& limits = parsed.value().limits;
+    auto dp = Datapath::open(DatapathOptions{
+        .pin_dir = paths_.pin_dir,
+        .sessions = limits.sessions,
+        .sessions_origin = limits.sessions_location
+                               ? parsed.value().file + ":" + std::to_string(limits.sessions_location->line) + ":" +
+                                     std::to_string(limits.sessions_location->column) + " limits.sessions"
+                               : parsed.value().file + " without limits.sessions: the default"});
     if (!dp) {
-        log(dp.error().message);
+        log("not started: " + dp.error().message);
         if (fresh_pins) (void)remove_pins(paths_.pin_dir);
         return 1;
     }

@@ -13,6 +13,7 @@
 #include "loader/map_io.h"
 #include "loader/host_inbound_tables.h"
 #include "loader/nat_tables.h"
+#include "loader/session_maps_size.h"
 
 namespace sluice {
 namespace {
@@ -43,6 +44,8 @@ Result<std::unique_ptr<Datapath>> Datapath::open(const DatapathOptions& options)
                 return make_error(std::string("cannot unpin map ") + bpf_map__name(map));
         }
     }
+    // Before load: libbpf creates (or reuses the pins of) the maps at load.
+    if (auto s = size_session_maps(dp->skel_->obj, options.sessions, options.pin_dir, options.sessions_origin); !s) return s.error();
     int err = sluice_bpf::load(dp->skel_.get());
     if (err != 0) {
         std::string hint = options.pin_dir.empty()
@@ -66,6 +69,10 @@ Result<std::unique_ptr<Datapath>> Datapath::open(const DatapathOptions& options)
 int Datapath::map_fd(std::string_view name) const {
     bpf_map* map = bpf_object__find_map_by_name(skel_->obj, std::string(name).c_str());
     return map ? bpf_map__fd(map) : -1;
+}
+
+uint32_t Datapath::session_capacity() const {
+    return bpf_map__max_entries(skel_->maps.sessions_v4) / 2;
 }
 
 int Datapath::prog_fd(std::string_view name) const {

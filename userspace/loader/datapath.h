@@ -12,6 +12,7 @@
 
 #include "common/result.h"
 #include "compiler/compiled_config.h"
+#include "config/session_table_size.h"
 #include "loader/bpf_object.h"
 
 namespace sluice {
@@ -20,6 +21,12 @@ struct DatapathOptions {
     // bpffs directory for the maps (created if needed). Empty: nothing is
     // pinned (tests and benchmarks).
     std::string pin_dir;
+    // Session table size (limits.sessions): flows per address family; the
+    // maps get two entries per flow. Pinned maps of another size are refused.
+    uint32_t sessions = config::kDefaultSessions;
+    // Where that size came from, for the error about a pinned table of
+    // another size ("fw.yaml:21:3 limits.sessions").
+    std::string sessions_origin = "limits.sessions";
 };
 
 // An interface as the kernel knows it, resolved from a CompiledInterface.
@@ -40,6 +47,8 @@ public:
     int map_fd(std::string_view name) const;
     int prog_fd(std::string_view name) const;
     const std::string& pin_dir() const { return pin_dir_; }
+    // Flows per family the loaded session maps hold (set at open, fixed after).
+    uint32_t session_capacity() const;
 
     // The policy generation a new config must be compiled for (the inactive one).
     uint8_t inactive_generation() const;
