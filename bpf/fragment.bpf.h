@@ -36,6 +36,7 @@ static __always_inline void frag_record(const struct packet_ctx *pc, __u8 verdic
 		return;
 	frag_key_of(pc, &k);
 	v.last_seen_ns = now;
+	v.range_end[0] = pc->frag_end;
 	v.verdict = verdict;
 	v.protocol = pc->protocol;
 	if (pc->family == SLUICE_FAMILY_IPV4) {
@@ -50,12 +51,68 @@ static __always_inline void frag_record(const struct packet_ctx *pc, __u8 verdic
 	count(err ? STAT_DROP_FRAG_TABLE_FULL : STAT_FRAG_RECORDED);
 }
 
+/* Adds a later fragment's [start, end) to the datagram's ranges. 0, or the
+ * drop reason: it overlaps bytes already seen, or would open a fifth gap. */
+static __always_inline int frag_cover(struct frag_value *v, __u16 start, __u16 end)
+{
+	int i, joined = -1, free = -1;
+
+	if (end <= start)
+		return STAT_DROP_FRAG_BAD;
+	for (i = 0; i < FRAG_RANGES; i++) {
+		if (!v->range_end[i]) {
+			free = i;
+			continue;
+		}
+		if (start < v->range_end[i] && end > v->range_start[i])
+			return STAT_DROP_FRAG_OVERLAP;
+	}
+	/* Extend the range it continues, or that continues it. */
+	for (i = 0; i < FRAG_RANGES; i++) {
+		if (!v->range_end[i])
+			continue;
+		if (v->range_end[i] == start) {
+			v->range_end[i] = end;
+			joined = i;
+			break;
+		}
+		if (v->range_start[i] == end) {
+			v->range_start[i] = start;
+			joined = i;
+			break;
+		}
+	}
+	if (joined < 0) {
+		if (free < 0)
+			return STAT_DROP_FRAG_DISORDERED;
+		v->range_start[free & (FRAG_RANGES - 1)] = start;
+		v->range_end[free & (FRAG_RANGES - 1)] = end;
+		return 0;
+	}
+	/* A fragment that fills a gap joins the ranges on both its sides. */
+	for (i = 0; i < FRAG_RANGES; i++) {
+		if (i == joined || !v->range_end[i])
+			continue;
+		if (v->range_start[i] == v->range_end[joined & (FRAG_RANGES - 1)]) {
+			v->range_end[joined & (FRAG_RANGES - 1)] = v->range_end[i];
+			v->range_start[i] = 0;
+			v->range_end[i] = 0;
+		} else if (v->range_end[i] == v->range_start[joined & (FRAG_RANGES - 1)]) {
+			v->range_start[joined & (FRAG_RANGES - 1)] = v->range_start[i];
+			v->range_start[i] = 0;
+			v->range_end[i] = 0;
+		}
+	}
+	return 0;
+}
+
 /* For a later fragment: restores the flow's ports from the record. Returns 0
  * to go on as that flow, or the stat_reason to drop under. */
 static __always_inline int frag_follow(struct packet_ctx *pc, __u64 now)
 {
 	struct frag_value *v;
 	union frag_key k;
+	int rc;
 
 	frag_key_of(pc, &k);
 	if (pc->family == SLUICE_FAMILY_IPV4)
@@ -66,6 +123,9 @@ static __always_inline int frag_follow(struct packet_ctx *pc, __u64 now)
 		return STAT_DROP_FRAG_NO_RECORD;
 	if (v->verdict == FRAG_VERDICT_DROP)
 		return STAT_DROP_FRAG_DENIED;
+	rc = frag_cover(v, pc->frag_start, pc->frag_end);
+	if (rc)
+		return rc;
 	v->last_seen_ns = now;
 	pc->protocol = v->protocol;
 	if (pc->family == SLUICE_FAMILY_IPV4) {

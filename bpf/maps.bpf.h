@@ -355,6 +355,7 @@ struct {
 /* Per-address limits of the zones' screens (maps/screen.h). */
 LIMIT_LRU(src_limits, struct address_limit);
 LIMIT_LRU(dst_limits, struct address_limit);
+LIMIT_LRU(scan_sources, struct scan_state);
 /* Sessions of each source the controller's GC expired (only it writes). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -28,6 +28,7 @@ struct packet_ctx {
 	struct session_synproxy synproxy_state; /* the SYN proxy's handshake (synproxy.bpf.h) */
 	struct address_limit_key limit_key; /* screen.bpf.h's map keys and new values: */
 	struct address_limit limit_zero;    /* here rather than on the stack */
+	struct scan_state scan_zero;
 	struct session_nat nat;       /* translation for this packet (flags 0: none);
 	                               * for ICMP errors, that of the entry the error
 	                               * travels with */
@@ -39,6 +40,8 @@ struct packet_ctx {
 	__u16 l4_off;                 /* 0 for later fragments */
 	__u16 l3_len;                 /* IPv4 total length / 40 + IPv6 payload length */
 	__u16 l4_payload_len;         /* TCP payload bytes */
+	__u16 frag_start;             /* fragments: bytes of the fragmentable part they carry, */
+	__u16 frag_end;               /* [frag_start, frag_end) */
 	__u16 inner_l3_off;           /* ICMP errors: the quoted IP header */
 	__u16 inner_l4_off;           /* ICMP errors: the quoted L4 header */
 	__u16 vlan_id;

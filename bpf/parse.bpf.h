@@ -324,6 +324,8 @@ static __always_inline int parse_ipv4(struct packet_ctx *pc, void *data, void *d
 		 * datagram is that long. */
 		if ((frag & IP_OFFMASK) * 8 + tot_len - hlen > 65535)
 			return STAT_DROP_FRAG_OVERSIZE;
+		pc->frag_start = (frag & IP_OFFMASK) * 8;
+		pc->frag_end = pc->frag_start + tot_len - hlen;
 		if (frag & IP_OFFMASK) {
 			pc->frag = FRAG_LATER;
 			return PARSE_OK;
@@ -389,6 +391,8 @@ static __always_inline int parse_ipv6(struct packet_ctx *pc, void *data, void *d
 				/* Past 64 KiB of fragmentable part: see parse_ipv4. */
 				if ((__u32)(off & 0xfff8) + (__u32)(l3_end - cursor) > 65535)
 					return STAT_DROP_FRAG_OVERSIZE;
+				pc->frag_start = off & 0xfff8;
+				pc->frag_end = pc->frag_start + (__u16)(l3_end - cursor);
 				if (off & 0xfff8) {
 					pc->frag = FRAG_LATER;
 					pc->protocol = nexthdr;

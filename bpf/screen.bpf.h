@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Screens (maps/screen.h) that decide whether a new session may open: per
- * source address, a rate of new sessions and a number of sessions held; per
- * destination address, a rate of new sessions. Checked when a session is
+ * Screens (maps/screen.h). Those that decide whether a new session may open:
+ * per source address, a rate of new sessions and a number of sessions held;
+ * per destination address, a rate of new sessions. Checked when a session is
  * about to be created (for a flow the SYN proxy answers: when its cookie
  * comes back), so spoofed SYNs answered by cookies leave no state here.
+ * Packet floods (ICMP/UDP packets per second per source and destination) are
+ * checked on every packet of those protocols from the zone; scans on every
+ * packet that finds no session.
  */
 #ifndef SLUICE_BPF_SCREEN_H
 #define SLUICE_BPF_SCREEN_H
 
 #include "maps.bpf.h"
 #include "fib.bpf.h"
+#include "host_inbound.bpf.h"
 
 #define NSEC_PER_MSEC 1000000ull
 #define NSEC_PER_SEC 1000000000ull
@@ -42,15 +46,20 @@ static __always_inline void limit_key(struct address_limit_key *k, __u16 zone, _
 		__builtin_memcpy(k->addr, addr, 16);
 }
 
-/* Counts one new session in e's one-second window; 1 when that exceeds rate. */
+/* Counts one event in a one-second window (start, count); 1 when that
+ * exceeds rate. Racy between CPUs by design: the window is an estimate. */
+static __always_inline int rate_window(__u64 *start, __u32 *count, __u32 rate, __u64 now)
+{
+	if (now - *start >= NSEC_PER_SEC) {
+		*start = now;
+		*count = 0;
+	}
+	return __sync_fetch_and_add(count, 1) + 1 > rate;
+}
+
 static __always_inline int limit_window(struct address_limit *e, __u32 rate, __u64 now)
 {
-	if (now - e->window_start_ns >= NSEC_PER_SEC) {
-		/* Racy between CPUs by design: the window is an estimate. */
-		e->window_start_ns = now;
-		e->window_count = 0;
-	}
-	return __sync_fetch_and_add(&e->window_count, 1) + 1 > rate;
+	return rate_window(&e->window_start_ns, &e->window_count, rate, now);
 }
 
 /* The keys and the zero value live in the per-CPU packet context: the
@@ -151,6 +160,154 @@ static __always_inline void screen_session_closed(struct packet_ctx *pc, struct 
 	e = bpf_map_lookup_elem(&src_limits, &pc->limit_key);
 	if (e)
 		__sync_fetch_and_add(&e->closed, 1);
+}
+
+/* Packet floods: every ICMP/ICMPv6 or UDP packet from the zone counts
+ * against its source's and its destination's per-second rate (addresses as
+ * on the wire). 0, or the drop reason. */
+static __always_inline int screen_packet_rate(const struct runtime_config *cfg, struct packet_ctx *pc, __u64 now)
+{
+	int icmp = pc->protocol == IPPROTO_ICMP || pc->protocol == IPPROTO_ICMPV6;
+	struct address_limit_key *k = &pc->limit_key;
+	struct screen_counter *sc;
+	struct address_limit *e;
+	struct zone_screen *zs;
+	__u32 src_rate, dst_rate;
+
+	if (!icmp && pc->protocol != IPPROTO_UDP)
+		return 0;
+	zs = zone_screen_of(cfg, pc->zone_in);
+	if (!zs)
+		return 0;
+	src_rate = icmp ? zs->source_icmp_rate : zs->source_udp_rate;
+	dst_rate = icmp ? zs->destination_icmp_rate : zs->destination_udp_rate;
+	if (!(src_rate | dst_rate))
+		return 0;
+	sc = screen_counter_of(cfg, pc->zone_in);
+	if (src_rate) {
+		limit_key(k, pc->zone_in, pc->family, src_addr_of(pc));
+		e = source_limit(pc, k);
+		if (e && (icmp ? rate_window(&e->icmp_window_start_ns, &e->icmp_window_count, src_rate, now)
+			       : rate_window(&e->udp_window_start_ns, &e->udp_window_count, src_rate, now))) {
+			if (sc) {
+				if (icmp)
+					sc->source_icmp_drops += 1;
+				else
+					sc->source_udp_drops += 1;
+			}
+			return icmp ? STAT_DROP_SCREEN_ICMP_FLOOD : STAT_DROP_SCREEN_UDP_FLOOD;
+		}
+	}
+	if (dst_rate) {
+		limit_key(k, pc->zone_in, pc->family, dst_addr_of(pc));
+		e = destination_limit(pc, k);
+		if (e && (icmp ? rate_window(&e->icmp_window_start_ns, &e->icmp_window_count, dst_rate, now)
+			       : rate_window(&e->udp_window_start_ns, &e->udp_window_count, dst_rate, now))) {
+			if (sc) {
+				if (icmp)
+					sc->destination_icmp_drops += 1;
+				else
+					sc->destination_udp_drops += 1;
+			}
+			return icmp ? STAT_DROP_SCREEN_ICMP_FLOOD : STAT_DROP_SCREEN_UDP_FLOOD;
+		}
+	}
+	return 0;
+}
+
+/* One of 256 bits for a value: an integer hash that mixes every input bit
+ * into the low byte (addresses vary in their high bytes as read here). */
+static __always_inline __u32 scan_bit(__u32 x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	x ^= x >> 16;
+	return x & (SCAN_SET_BITS - 1);
+}
+
+/* Sets bit in set; 1 when it was clear. */
+static __always_inline int scan_set_add(__u64 *set, __u32 bit)
+{
+	__u64 mask = 1ull << (bit & 63);
+	__u64 *word = &set[(bit >> 6) & 3];
+
+	if (*word & mask)
+		return 0;
+	*word |= mask;
+	return 1;
+}
+
+/* Scans: pc opens no session (it has none). Notes its destination port and
+ * host in its source's window; a source that crosses the zone's threshold
+ * is counted once per window and, with action block, has every packet that
+ * opens no session dropped until the hold time ends (its established
+ * sessions go on). 0, or the drop reason. Races between CPUs only blur the
+ * estimate. */
+static __always_inline int screen_scan(const struct runtime_config *cfg, struct packet_ctx *pc, __u64 now)
+{
+	struct zone_screen *zs = zone_screen_of(cfg, pc->zone_in);
+	struct address_limit_key *k = &pc->limit_key;
+	struct screen_counter *sc;
+	struct scan_state *st;
+	const __be32 *dst;
+	__u32 host;
+	int hit = 0;
+
+	if (!zs || !(zs->scan_port_bits | zs->scan_host_bits))
+		return 0;
+	/* Answers to the firewall's own flows (a resolver's replies come to
+	 * ever new ports) are no scan. */
+	if (host_flow_lookup(pc->family, &pc->key))
+		return 0;
+	sc = screen_counter_of(cfg, pc->zone_in);
+	limit_key(k, pc->zone_in, pc->family, src_addr_of(pc));
+	st = bpf_map_lookup_elem(&scan_sources, k);
+	if (!st) {
+		__builtin_memset(&pc->scan_zero, 0, sizeof(pc->scan_zero));
+		pc->scan_zero.window_start_ns = now;
+		bpf_map_update_elem(&scan_sources, k, &pc->scan_zero, BPF_NOEXIST);
+		st = bpf_map_lookup_elem(&scan_sources, k);
+		if (!st)
+			return 0;
+	}
+	if (st->blocked_until_ns > now) {
+		if (sc)
+			sc->scan_drops += 1;
+		return STAT_DROP_SCREEN_SCAN;
+	}
+	if (now - st->window_start_ns >= zs->scan_window_s * NSEC_PER_SEC) {
+		__builtin_memset(st->port_set, 0, sizeof(st->port_set));
+		__builtin_memset(st->host_set, 0, sizeof(st->host_set));
+		st->ports = 0;
+		st->hosts = 0;
+		st->reported = 0;
+		st->window_start_ns = now;
+	}
+	if (pc->protocol == IPPROTO_TCP || pc->protocol == IPPROTO_UDP)
+		st->ports += scan_set_add(st->port_set, scan_bit(bpf_ntohs(dst_port_of(pc))));
+	dst = dst_addr_of(pc);
+	host = pc->family == SLUICE_FAMILY_IPV4 ? dst[0] : dst[0] ^ dst[1] ^ dst[2] ^ dst[3];
+	st->hosts += scan_set_add(st->host_set, scan_bit(host));
+	if (zs->scan_port_bits && st->ports >= zs->scan_port_bits)
+		hit = 1;
+	if (zs->scan_host_bits && st->hosts >= zs->scan_host_bits)
+		hit = 1;
+	if (!hit)
+		return 0;
+	if (!st->reported) {
+		st->reported = 1;
+		if (sc)
+			sc->scans_detected += 1;
+		count(STAT_SCREEN_SCAN_DETECTED);
+	}
+	if (!zs->scan_block)
+		return 0;
+	st->blocked_until_ns = now + (__u64)zs->scan_hold_s * NSEC_PER_SEC;
+	if (sc)
+		sc->scan_drops += 1;
+	return STAT_DROP_SCREEN_SCAN;
 }
 
 #endif

@@ -121,6 +121,9 @@ int xdp_zone_prog(struct xdp_md *ctx)
 		if (rc)
 			return drop(rc);
 	}
+	rc = screen_packet_rate(cfg, pc, now);
+	if (rc)
+		return drop(rc);
 	/* Multicast, broadcast, IPv6 link-local: only the firewall takes them. */
 	if (dst_is_link_scope(pc))
 		return jump(ctx, SLUICE_JUMP_HOST);
@@ -144,8 +147,12 @@ int xdp_zone_prog(struct xdp_md *ctx)
 	}
 
 	s = session_lookup(pc->family, &pc->key);
-	if (!s)
+	if (!s) {
+		rc = pc->frag == FRAG_LATER ? 0 : screen_scan(cfg, pc, now);
+		if (rc)
+			return drop(rc);
 		return jump(ctx, SLUICE_JUMP_POLICY);
+	}
 	/* A flow the SYN proxy admitted, the server not yet answered: its
 	 * SYN-ACK completes the handshake; anything from the client resends
 	 * the SYN (a client RST just closes). */

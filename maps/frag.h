@@ -29,6 +29,9 @@ struct frag_key_v6 {
 	__u8 pad[3];
 };
 
+/* Gaps a datagram may have at once: fragments arrive in order, or nearly. */
+#define FRAG_RANGES 4
+
 enum frag_verdict {
 	FRAG_VERDICT_FOLLOW = 0,   /* forward as the recorded flow */
 	FRAG_VERDICT_DROP = 1,     /* the first fragment was denied */
@@ -41,6 +44,12 @@ struct frag_value {
 	__u8 verdict;              /* enum frag_verdict */
 	__u8 protocol;             /* L4 protocol of the first fragment */
 	__u8 pad[2];
+	/* The bytes of the datagram seen so far, as up to FRAG_RANGES disjoint
+	 * [start, end) ranges of the fragmentable part (end 0: slot free). A
+	 * fragment overlapping one of them is dropped: overlaps only serve to
+	 * rewrite what the first fragment showed the policy (RFC 1858, RFC 5722). */
+	__u16 range_start[FRAG_RANGES];
+	__u16 range_end[FRAG_RANGES];
 };
 
 #endif

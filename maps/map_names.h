@@ -56,6 +56,7 @@
 #define SLUICE_MAP_SRC_LIMITS "src_limits"
 #define SLUICE_MAP_DST_LIMITS "dst_limits"
 #define SLUICE_MAP_SRC_RELEASED "src_released"
+#define SLUICE_MAP_SCAN_SOURCES "scan_sources"
 
 /* Tail-call slots of jump_table. */
 enum sluice_jump_slot {

@@ -27,6 +27,23 @@ struct zone_screen {
 	__u32 source_sessions;      /* sessions one source address may hold */
 	__u32 source_rate;          /* sessions one source may open per second */
 	__u32 destination_rate;     /* sessions that may be opened to one destination per second */
+	/* Packet floods: ICMP/ICMPv6 and UDP packets per second from one
+	 * source / to one destination (as on the wire, before NAT), every
+	 * packet counted, those of established sessions too. */
+	__u32 source_icmp_rate;
+	__u32 source_udp_rate;
+	__u32 destination_icmp_rate;
+	__u32 destination_udp_rate;
+	/* Scans (scan_sources): one source sending packets that open no
+	 * session to many ports or many hosts within a window. The thresholds
+	 * are in bits set of scan_state's 256-bit sets (the compiler turns a
+	 * number of distinct ports/hosts into its expected bits); 0 = off. */
+	__u16 scan_port_bits;
+	__u16 scan_host_bits;
+	__u8 scan_block;            /* 1: drop the source's new flows for scan_hold_s; 0: count only */
+	__u8 pad2[3];
+	__u32 scan_window_s;
+	__u32 scan_hold_s;
 };
 
 /* src_limits / dst_limits key: an address as it arrived from a zone (the
@@ -46,10 +63,30 @@ struct address_limit {
 	__u32 pad;
 	__u64 opened;               /* src_limits: sessions counted against the source */
 	__u64 closed;               /* ... that the datapath retired itself */
+	__u64 icmp_window_start_ns; /* packet floods: one-second windows of ICMP */
+	__u64 udp_window_start_ns;  /* ... and UDP packets */
+	__u32 icmp_window_count;
+	__u32 udp_window_count;
 };
 /* A source holds opened - closed - src_released[key] sessions: the
  * controller's GC counts what it expires in src_released, which only it
  * writes (the datapath's counters are atomic adds; one writer each). */
+
+/* scan_sources value: what one source (address_limit_key) probed in the
+ * current window. Distinct ports and hosts are counted as bits set in
+ * 256-bit sets indexed by a hash (linear counting: n distinct values set
+ * about 256 * (1 - e^(-n/256)) bits), so the state per source is fixed. */
+#define SCAN_SET_BITS 256
+struct scan_state {
+	__u64 window_start_ns;
+	__u64 blocked_until_ns;     /* block: the source's new flows are dropped until then */
+	__u64 port_set[SCAN_SET_BITS / 64];
+	__u64 host_set[SCAN_SET_BITS / 64];
+	__u16 ports;                /* bits set in port_set */
+	__u16 hosts;                /* bits set in host_set */
+	__u8 reported;              /* this window's scan is already counted */
+	__u8 pad[3];
+};
 
 /* zone_syn_rates[zone], shared by every CPU: permitted SYNs into the zone in
  * one-second windows, for ABOVE_RATE. */
@@ -70,6 +107,12 @@ struct screen_counter {
 	__u64 source_rate_drops;           /* new sessions over a source's rate */
 	__u64 source_session_drops;        /* new sessions over a source's session limit */
 	__u64 destination_rate_drops;      /* new sessions over a destination's rate */
+	__u64 source_icmp_drops;           /* ICMP packets over a source's rate */
+	__u64 source_udp_drops;            /* UDP packets over a source's rate */
+	__u64 destination_icmp_drops;      /* ICMP packets over a destination's rate */
+	__u64 destination_udp_drops;       /* UDP packets over a destination's rate */
+	__u64 scans_detected;              /* sources that crossed a scan threshold in a window */
+	__u64 scan_drops;                  /* packets of blocked scanners dropped */
 };
 
 /* The kernel's SYN-cookie MSS classes (net/ipv4/syncookies.c,
@@ -110,7 +153,7 @@ struct synproxy_meta {
 };
 
 #ifndef SLUICE_MAX_LIMITED_ADDRESSES
-#define SLUICE_MAX_LIMITED_ADDRESSES 65536   /* src_limits, dst_limits, src_released */
+#define SLUICE_MAX_LIMITED_ADDRESSES 65536   /* src_limits, dst_limits, src_released, scan_sources */
 #endif
 
 #endif

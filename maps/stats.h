@@ -32,6 +32,7 @@
 	X(STAT_SYNPROXY_COOKIE_VALID, "syn-proxy-cookie-valid", info)            \
 	X(STAT_SYNPROXY_SERVER_SYN, "syn-proxy-server-syn-sent", info)           \
 	X(STAT_SYNPROXY_ESTABLISHED, "syn-proxy-established", info)              \
+	X(STAT_SCREEN_SCAN_DETECTED, "screen-scan-detected", info)               \
 	X(STAT_PASS_NON_IP, "pass-non-ip", pass)                                 \
 	X(STAT_PASS_UNZONED, "pass-unzoned-interface", pass)                     \
 	X(STAT_PASS_LOCAL, "pass-local", pass)                                   \
@@ -89,6 +90,11 @@
 	X(STAT_DROP_SCREEN_SOURCE_RATE, "drop-screen-source-rate", drop)         \
 	X(STAT_DROP_SCREEN_SOURCE_SESSIONS, "drop-screen-source-sessions", drop) \
 	X(STAT_DROP_SCREEN_DEST_RATE, "drop-screen-destination-rate", drop)      \
+	X(STAT_DROP_SCREEN_ICMP_FLOOD, "drop-screen-icmp-flood", drop)           \
+	X(STAT_DROP_SCREEN_UDP_FLOOD, "drop-screen-udp-flood", drop)             \
+	X(STAT_DROP_SCREEN_SCAN, "drop-screen-scan", drop)                       \
+	X(STAT_DROP_FRAG_OVERLAP, "drop-fragment-overlap", drop)                 \
+	X(STAT_DROP_FRAG_DISORDERED, "drop-fragment-disordered", drop)           \
 	X(STAT_DROP_INTERNAL, "drop-internal-error", drop)
 
 #define SLUICE_STAT_ENUM(name, str, kind) name,

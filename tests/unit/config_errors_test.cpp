@@ -45,6 +45,16 @@ const std::vector<BadConfig> kBadConfigs = {
       "bad-screen.yaml:7:20: zones.dmz.screen.synproxy: unknown key \"synproxy\" (did you mean \"syn-proxy\"?)",
       "bad-screen.yaml:8:40: zones.lab.screen.syn-proxy.above: \"0\" is not a rate (permitted SYNs per second into "
       "the zone, 1-100000000)"}},
+    {"bad-scan.yaml",
+     {"bad-scan.yaml:5:37: zones.trust.screen.scan.ports: \"1\" is not a number of distinct ports, 2-1000",
+      "bad-scan.yaml:6:30: zones.untrust.screen.scan: a scan screen needs ports: N, hosts: N or both (distinct ones "
+      "per window)",
+      "bad-scan.yaml:7:47: zones.dmz.screen.scan.action: invalid value \"drop\": expected block or count",
+      "bad-scan.yaml:8:65: zones.lab.screen.scan.hold-time: hold-time applies to action: block only",
+      "bad-scan.yaml:9:50: zones.edge.screen.source-limit.udp-packets: \"0\" is not a whole number of UDP packets "
+      "per second, 1-100000000",
+      "bad-scan.yaml:9:76: zones.edge.screen.destination-limit.icmp-packet: unknown key \"icmp-packet\" (did you "
+      "mean \"icmp-packets\"?)"}},
     {"bad-host-inbound.yaml",
      {"bad-host-inbound.yaml:7:9: zones.trust.host-inbound[0]: unknown service \"sssh\" (did you mean \"ssh\"?) "
       "(services: ping, ssh, dns, dhcp, ntp, bgp, http, https, traceroute, all; or { protocol, port })",

@@ -22,6 +22,17 @@ std::string syn_proxy_text(const json& j) {
     return "?";
 }
 
+// "30 ports or 50 hosts in 1s, block 60s"
+std::string scan_text(const json& scan) {
+    std::string text;
+    if (scan.contains("ports")) text += std::to_string(scan["ports"].get<uint32_t>()) + " ports";
+    if (scan.contains("hosts"))
+        text += (text.empty() ? "" : " or ") + std::to_string(scan["hosts"].get<uint32_t>()) + " hosts";
+    text += " in " + std::to_string(scan.value("window_seconds", 0u)) + "s, " + scan.value("action", "?");
+    if (scan.contains("hold_seconds")) text += " " + std::to_string(scan["hold_seconds"].get<uint32_t>()) + "s";
+    return text;
+}
+
 }  // namespace
 
 int show_screens(const InstancePaths& paths, const json& state, bool json_out, std::ostream& out, std::ostream& err) {
@@ -55,9 +66,17 @@ int show_screens(const InstancePaths& paths, const json& state, bool json_out, s
                            {"syn_proxy_established", w[4]},
                            {"source_rate_drops", w[5]},
                            {"source_session_drops", w[6]},
-                           {"destination_rate_drops", w[7]}}}});
+                           {"destination_rate_drops", w[7]},
+                           {"source_icmp_drops", w[8]},
+                           {"source_udp_drops", w[9]},
+                           {"destination_icmp_drops", w[10]},
+                           {"destination_udp_drops", w[11]},
+                           {"scans_detected", w[12]},
+                           {"scan_drops", w[13]}}}});
         for (const char* limit : {"source_sessions", "source_new_sessions_per_second",
-                                  "destination_new_sessions_per_second"})
+                                  "destination_new_sessions_per_second", "source_icmp_packets_per_second",
+                                  "source_udp_packets_per_second", "destination_icmp_packets_per_second",
+                                  "destination_udp_packets_per_second", "scan"})
             if (z.contains(limit)) zones.back()[limit] = z[limit];
     }
     if (json_out) {
@@ -71,6 +90,13 @@ int show_screens(const InstancePaths& paths, const json& state, bool json_out, s
             out << ", " << z["source_new_sessions_per_second"] << " new sessions/s per source";
         if (z.contains("destination_new_sessions_per_second"))
             out << ", " << z["destination_new_sessions_per_second"] << " new sessions/s per destination";
+        for (const auto& [key, text] : {std::pair<const char*, const char*>{"source_icmp_packets_per_second",
+                                                                             " ICMP packets/s per source"},
+                                        {"source_udp_packets_per_second", " UDP packets/s per source"},
+                                        {"destination_icmp_packets_per_second", " ICMP packets/s per destination"},
+                                        {"destination_udp_packets_per_second", " UDP packets/s per destination"}})
+            if (z.contains(key)) out << ", " << z[key] << text;
+        if (z.contains("scan")) out << ", scan " << scan_text(z["scan"]);
         out << "\n";
         for (const auto& [name, value] : z["counters"].items())
             out << "  " << std::left << std::setw(30) << name << std::right << std::setw(14) << value.get<uint64_t>()

@@ -1,6 +1,8 @@
 #include "compiler/compile.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -49,6 +51,15 @@ std::array<uint64_t, TIMEOUT_CLASS_COUNT> compile_timeouts(const config::Timeout
 // default buffers, so the proxy's choice rarely needs rescaling.
 constexpr uint8_t kSynProxyWindowScale = 7;
 
+// The bits n distinct values are expected to set in scan_state's 256-bit
+// sets (linear counting): the datapath counts bits, not values.
+uint16_t scan_threshold_bits(uint32_t distinct) {
+    if (distinct == 0) return 0;
+    const double m = SCAN_SET_BITS;
+    const double bits = std::round(m * (1.0 - std::exp(-double(distinct) / m)));
+    return static_cast<uint16_t>(std::clamp(bits, 2.0, m));
+}
+
 std::vector<zone_screen> compile_screens(const config::Config& config) {
     std::vector<zone_screen> screens(SLUICE_MAX_ZONES);
     for (size_t z = 0; z < config.zones.size() && z + 1 < SLUICE_MAX_ZONES; ++z) {
@@ -62,6 +73,15 @@ std::vector<zone_screen> compile_screens(const config::Config& config) {
         out.source_sessions = in.source_sessions;
         out.source_rate = in.source_rate;
         out.destination_rate = in.destination_rate;
+        out.source_icmp_rate = in.source_icmp_rate;
+        out.source_udp_rate = in.source_udp_rate;
+        out.destination_icmp_rate = in.destination_icmp_rate;
+        out.destination_udp_rate = in.destination_udp_rate;
+        out.scan_port_bits = scan_threshold_bits(in.scan_ports);
+        out.scan_host_bits = scan_threshold_bits(in.scan_hosts);
+        out.scan_block = in.scan_block ? 1 : 0;
+        out.scan_window_s = static_cast<uint32_t>(in.scan_window.count());
+        out.scan_hold_s = static_cast<uint32_t>(in.scan_hold.count());
     }
     return screens;
 }
@@ -76,7 +96,8 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation,
 
     CompiledConfig out;
     for (size_t i = 0; i < config.zones.size(); ++i)
-        out.zones.push_back({config.zones[i].name, static_cast<uint16_t>(i + 1)});
+        out.zones.push_back({config.zones[i].name, static_cast<uint16_t>(i + 1), config.zones[i].screen.scan_ports,
+                             config.zones[i].screen.scan_hosts});
     for (const auto& iface : config.interfaces) {
         uint16_t zone = zone_id(config, iface.zone.name);
         if (!zone) return make_error("interface \"" + iface.name + "\": unknown zone \"" + iface.zone.name + "\"");

@@ -34,6 +34,10 @@ struct CompiledInterface {
 struct CompiledZone {
     std::string name;
     uint16_t id = 0;           // 1-based
+    // The scan screen's thresholds as configured (distinct ports / hosts);
+    // zone_screen holds them as bit counts.
+    uint32_t scan_ports = 0;
+    uint32_t scan_hosts = 0;
 };
 
 struct CompiledPolicy {

@@ -57,6 +57,18 @@ struct ZoneScreen {
     uint32_t source_sessions = 0;    // source-limit.sessions: sessions one source may hold
     uint32_t source_rate = 0;        // source-limit.new-sessions: per second
     uint32_t destination_rate = 0;   // destination-limit.new-sessions: per second
+    // Packet floods, packets per second (every packet, established flows too).
+    uint32_t source_icmp_rate = 0;        // source-limit.icmp-packets
+    uint32_t source_udp_rate = 0;         // source-limit.udp-packets
+    uint32_t destination_icmp_rate = 0;   // destination-limit.icmp-packets
+    uint32_t destination_udp_rate = 0;    // destination-limit.udp-packets
+    // Scan detection (`scan:`): one source, packets that open no session to
+    // many ports or hosts within a window. 0: that threshold is off.
+    uint32_t scan_ports = 0;
+    uint32_t scan_hosts = 0;
+    std::chrono::seconds scan_window{1};
+    bool scan_block = true;               // action: block (false: count)
+    std::chrono::seconds scan_hold{60};
 };
 
 struct Zone {

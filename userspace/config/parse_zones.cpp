@@ -126,14 +126,75 @@ std::optional<uint32_t> read_limit(YamlReader& reader, const YAML::Node& node, c
     return static_cast<uint32_t>(n);
 }
 
+// A distinct-port or distinct-host threshold: 2-1000 (scan_state counts them
+// in 256-bit sets; past ~1000 distinct values every bit is set).
+std::optional<uint32_t> read_scan_threshold(YamlReader& reader, const YAML::Node& node, const std::string& path,
+                                            const std::string& what) {
+    auto text = reader.scalar(node, path);
+    if (!text) return std::nullopt;
+    char* end = nullptr;
+    unsigned long long n = std::strtoull(text->c_str(), &end, 10);
+    if (text->empty() || *end != '\0' || n < 2 || n > 1000) {
+        reader.error(node, path, "\"" + *text + "\" is not a number of distinct " + what + ", 2-1000");
+        return std::nullopt;
+    }
+    return static_cast<uint32_t>(n);
+}
+
+std::optional<std::chrono::seconds> read_duration(YamlReader& reader, const YAML::Node& node,
+                                                  const std::string& path) {
+    auto text = reader.scalar(node, path);
+    if (!text) return std::nullopt;
+    auto duration = parse_duration(*text);
+    if (!duration) {
+        reader.error(node, path, duration.error().message);
+        return std::nullopt;
+    }
+    return duration.value();
+}
+
+// scan: { ports: N, hosts: N, window: 1s, action: block | count, hold-time: 60s }
+void read_scan(YamlReader& reader, const YAML::Node& node, const std::string& path, ZoneScreen& screen) {
+    if (!reader.expect_map(node, path)) return;
+    reader.check_keys(node, path, {"ports", "hosts", "window", "action", "hold-time"});
+    if (node["ports"])
+        screen.scan_ports = read_scan_threshold(reader, node["ports"], field_path(path, "ports"), "ports").value_or(0);
+    if (node["hosts"])
+        screen.scan_hosts = read_scan_threshold(reader, node["hosts"], field_path(path, "hosts"), "hosts").value_or(0);
+    if (!node["ports"] && !node["hosts"])
+        reader.error(node, path, "a scan screen needs ports: N, hosts: N or both (distinct ones per window)");
+    if (node["window"])
+        screen.scan_window = read_duration(reader, node["window"], field_path(path, "window")).value_or(screen.scan_window);
+    if (node["hold-time"])
+        screen.scan_hold = read_duration(reader, node["hold-time"], field_path(path, "hold-time")).value_or(screen.scan_hold);
+    if (const YAML::Node action = node["action"]) {
+        const std::string action_path = field_path(path, "action");
+        if (auto text = reader.scalar(action, action_path)) {
+            if (*text == "block" || *text == "count")
+                screen.scan_block = *text == "block";
+            else
+                reader.error(action, action_path, "invalid value \"" + *text + "\": expected block or count");
+        }
+    }
+    if (node["hold-time"] && !screen.scan_block)
+        reader.error(node["hold-time"], field_path(path, "hold-time"), "hold-time applies to action: block only");
+}
+
 void read_screen(YamlReader& reader, const YAML::Node& node, const std::string& path, ZoneScreen& screen) {
     if (!reader.expect_map(node, path)) return;
-    reader.check_keys(node, path, {"syn-proxy", "source-limit", "destination-limit"});
+    reader.check_keys(node, path, {"syn-proxy", "source-limit", "destination-limit", "scan"});
+    if (const YAML::Node scan = node["scan"]) read_scan(reader, scan, field_path(path, "scan"), screen);
     if (const YAML::Node syn = node["syn-proxy"]) read_syn_proxy(reader, syn, field_path(path, "syn-proxy"), screen);
     if (const YAML::Node src = node["source-limit"]) {
         const std::string src_path = field_path(path, "source-limit");
         if (reader.expect_map(src, src_path)) {
-            reader.check_keys(src, src_path, {"sessions", "new-sessions"});
+            reader.check_keys(src, src_path, {"sessions", "new-sessions", "icmp-packets", "udp-packets"});
+            if (src["icmp-packets"])
+                screen.source_icmp_rate = read_limit(reader, src["icmp-packets"], field_path(src_path, "icmp-packets"),
+                                                     "ICMP packets per second").value_or(0);
+            if (src["udp-packets"])
+                screen.source_udp_rate = read_limit(reader, src["udp-packets"], field_path(src_path, "udp-packets"),
+                                                    "UDP packets per second").value_or(0);
             if (src["sessions"])
                 screen.source_sessions = read_limit(reader, src["sessions"], field_path(src_path, "sessions"),
                                                     "sessions").value_or(0);
@@ -145,7 +206,15 @@ void read_screen(YamlReader& reader, const YAML::Node& node, const std::string& 
     if (const YAML::Node dst = node["destination-limit"]) {
         const std::string dst_path = field_path(path, "destination-limit");
         if (reader.expect_map(dst, dst_path)) {
-            reader.check_keys(dst, dst_path, {"new-sessions"});
+            reader.check_keys(dst, dst_path, {"new-sessions", "icmp-packets", "udp-packets"});
+            if (dst["icmp-packets"])
+                screen.destination_icmp_rate = read_limit(reader, dst["icmp-packets"],
+                                                          field_path(dst_path, "icmp-packets"),
+                                                          "ICMP packets per second").value_or(0);
+            if (dst["udp-packets"])
+                screen.destination_udp_rate = read_limit(reader, dst["udp-packets"],
+                                                         field_path(dst_path, "udp-packets"),
+                                                         "UDP packets per second").value_or(0);
             if (dst["new-sessions"])
                 screen.destination_rate = read_limit(reader, dst["new-sessions"], field_path(dst_path, "new-sessions"),
                                                      "new sessions per second").value_or(0);

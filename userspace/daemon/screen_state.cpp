@@ -15,6 +15,17 @@ nlohmann::json screen_state_json(const std::vector<CompiledZone>& zones, const s
         if (s.source_sessions) j["source_sessions"] = s.source_sessions;
         if (s.source_rate) j["source_new_sessions_per_second"] = s.source_rate;
         if (s.destination_rate) j["destination_new_sessions_per_second"] = s.destination_rate;
+        if (s.source_icmp_rate) j["source_icmp_packets_per_second"] = s.source_icmp_rate;
+        if (s.source_udp_rate) j["source_udp_packets_per_second"] = s.source_udp_rate;
+        if (s.destination_icmp_rate) j["destination_icmp_packets_per_second"] = s.destination_icmp_rate;
+        if (s.destination_udp_rate) j["destination_udp_packets_per_second"] = s.destination_udp_rate;
+        if (s.scan_port_bits || s.scan_host_bits) {
+            nlohmann::json scan = {{"window_seconds", s.scan_window_s}, {"action", s.scan_block ? "block" : "count"}};
+            if (z.scan_ports) scan["ports"] = z.scan_ports;
+            if (z.scan_hosts) scan["hosts"] = z.scan_hosts;
+            if (s.scan_block) scan["hold_seconds"] = s.scan_hold_s;
+            j["scan"] = scan;
+        }
         out.push_back(j);
     }
     return out;
