@@ -13,6 +13,7 @@
 #include "conntrack.bpf.h"
 #include "fib.bpf.h"
 #include "classify.bpf.h"
+#include "hash.bpf.h"
 
 /* Fills pc->nat with the untranslated tuple, for a plan to change parts of. */
 /* Index of the lowest set bit of a non-zero word (BPF has no ctz instruction). */
@@ -204,17 +205,6 @@ static __always_inline struct nat_source_rule *source_rule_match(struct packet_c
 		return 0;
 	idx = gen * NAT_MAX_SOURCE_RULES + lowest_bit(bits);
 	return bpf_map_lookup_elem(&nat_src_rules, &idx);
-}
-
-/* murmur3's finaliser: every input bit reaches every output bit. */
-static __always_inline __u32 hash_mix32(__u32 h)
-{
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
 }
 
 /* A pool address for this flow: by the source host (persistent) or at random. */

@@ -15,6 +15,7 @@
 #include "maps.bpf.h"
 #include "fib.bpf.h"
 #include "host_inbound.bpf.h"
+#include "hash.bpf.h"
 
 #define NSEC_PER_MSEC 1000000ull
 #define NSEC_PER_SEC 1000000000ull
@@ -162,6 +163,30 @@ static __always_inline void screen_session_closed(struct packet_ctx *pc, struct 
 		__sync_fetch_and_add(&e->closed, 1);
 }
 
+/* One packet in a limited address's ICMP or UDP window: 0, or the drop
+ * reason when it is over rate (counted for the zone as a source's or a
+ * destination's drop). */
+static __always_inline int packet_flood(struct screen_counter *sc, struct address_limit *e, int icmp,
+					int destination, __u32 rate, __u64 now)
+{
+	if (!e)
+		return 0;
+	if (!(icmp ? rate_window(&e->icmp_window_start_ns, &e->icmp_window_count, rate, now)
+		   : rate_window(&e->udp_window_start_ns, &e->udp_window_count, rate, now)))
+		return 0;
+	if (sc) {
+		if (destination && icmp)
+			sc->destination_icmp_drops += 1;
+		else if (destination)
+			sc->destination_udp_drops += 1;
+		else if (icmp)
+			sc->source_icmp_drops += 1;
+		else
+			sc->source_udp_drops += 1;
+	}
+	return icmp ? STAT_DROP_SCREEN_ICMP_FLOOD : STAT_DROP_SCREEN_UDP_FLOOD;
+}
+
 /* Packet floods: every ICMP/ICMPv6 or UDP packet from the zone counts
  * against its source's and its destination's per-second rate (addresses as
  * on the wire). 0, or the drop reason. */
@@ -170,9 +195,9 @@ static __always_inline int screen_packet_rate(const struct runtime_config *cfg, 
 	int icmp = pc->protocol == IPPROTO_ICMP || pc->protocol == IPPROTO_ICMPV6;
 	struct address_limit_key *k = &pc->limit_key;
 	struct screen_counter *sc;
-	struct address_limit *e;
 	struct zone_screen *zs;
 	__u32 src_rate, dst_rate;
+	int rc;
 
 	if (!icmp && pc->protocol != IPPROTO_UDP)
 		return 0;
@@ -186,45 +211,22 @@ static __always_inline int screen_packet_rate(const struct runtime_config *cfg, 
 	sc = screen_counter_of(cfg, pc->zone_in);
 	if (src_rate) {
 		limit_key(k, pc->zone_in, pc->family, src_addr_of(pc));
-		e = source_limit(pc, k);
-		if (e && (icmp ? rate_window(&e->icmp_window_start_ns, &e->icmp_window_count, src_rate, now)
-			       : rate_window(&e->udp_window_start_ns, &e->udp_window_count, src_rate, now))) {
-			if (sc) {
-				if (icmp)
-					sc->source_icmp_drops += 1;
-				else
-					sc->source_udp_drops += 1;
-			}
-			return icmp ? STAT_DROP_SCREEN_ICMP_FLOOD : STAT_DROP_SCREEN_UDP_FLOOD;
-		}
+		rc = packet_flood(sc, source_limit(pc, k), icmp, 0, src_rate, now);
+		if (rc)
+			return rc;
 	}
 	if (dst_rate) {
 		limit_key(k, pc->zone_in, pc->family, dst_addr_of(pc));
-		e = destination_limit(pc, k);
-		if (e && (icmp ? rate_window(&e->icmp_window_start_ns, &e->icmp_window_count, dst_rate, now)
-			       : rate_window(&e->udp_window_start_ns, &e->udp_window_count, dst_rate, now))) {
-			if (sc) {
-				if (icmp)
-					sc->destination_icmp_drops += 1;
-				else
-					sc->destination_udp_drops += 1;
-			}
-			return icmp ? STAT_DROP_SCREEN_ICMP_FLOOD : STAT_DROP_SCREEN_UDP_FLOOD;
-		}
+		return packet_flood(sc, destination_limit(pc, k), icmp, 1, dst_rate, now);
 	}
 	return 0;
 }
 
-/* One of 256 bits for a value: an integer hash that mixes every input bit
- * into the low byte (addresses vary in their high bytes as read here). */
+/* One of 256 bits for a value (addresses vary in their high bytes as read
+ * here: the mix brings every bit to the low byte). */
 static __always_inline __u32 scan_bit(__u32 x)
 {
-	x ^= x >> 16;
-	x *= 0x7feb352du;
-	x ^= x >> 15;
-	x *= 0x846ca68bu;
-	x ^= x >> 16;
-	return x & (SCAN_SET_BITS - 1);
+	return hash_mix32(x) & (SCAN_SET_BITS - 1);
 }
 
 /* Sets bit in set; 1 when it was clear. */

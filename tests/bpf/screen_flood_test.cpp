@@ -4,35 +4,15 @@
 // session too. Each case checks the verdict, the drop counter and the
 // zone's screen counter, and that other sources, destinations and TCP are
 // not touched.
-#include "datapath_env.h"
-#include "map_readers.h"
-
-extern "C" {
-#include "screen.h"
-}
+#include "screen_env.h"
 
 namespace sluice::test {
 namespace {
 
-std::string config_with(const std::string& screen) {
-    return R"yaml(
-interfaces:
-  lan0: { zone: trust }
-  wan0: { zone: untrust }
-zones:
-  trust: { screen: )yaml" +
-           screen + R"yaml( }
-  untrust: {}
-policies:
-  - { name: lan-out, from: trust, to: untrust, action: permit }
-default-action: deny
-)yaml";
-}
-
-class ScreenFloodTest : public DatapathTest {
+class ScreenFloodTest : public ScreenTest {
 protected:
     std::string config_yaml() const override {
-        return config_with("{ source-limit: { udp-packets: 4, icmp-packets: 3 } }");
+        return screen_config("{ source-limit: { udp-packets: 4, icmp-packets: 3 } }");
     }
     Bytes udp_from(const char* src, const char* dst = NetnsFixture::kWanHost4) const {
         return PacketBuilder()
@@ -48,9 +28,6 @@ protected:
             .ipv4(Ipv4Addr::parse(src), kWanHost4)
             .icmp_echo_request(7, seq)
             .build();
-    }
-    screen_counter screen(uint16_t zone) {
-        return read_screen_counter(env_->map_fd(SLUICE_MAP_SCREEN_HITS), env_->map_fd(SLUICE_MAP_RUNTIME_CONFIG), zone);
     }
     void expect_forwarded(const std::string& what, const Bytes& frame) {
         snapshot_stats();
@@ -92,7 +69,7 @@ TEST_F(ScreenFloodTest, SourceIcmpRate) {
 
 // Many sources, one destination: the destination's rate holds the sum.
 TEST_F(ScreenFloodTest, DestinationUdpRate) {
-    ASSERT_TRUE(env_->apply(config_with("{ destination-limit: { udp-packets: 3 } }")).ok());
+    ASSERT_TRUE(env_->apply(screen_config("{ destination-limit: { udp-packets: 3 } }")).ok());
     const char* sources[] = {"198.18.1.10", "198.18.1.11", "198.18.1.12"};
     for (const char* src : sources) expect_forwarded(std::string("udp from ") + src, udp_from(src));
     expect_flood_drop("a 4th source to the same destination", udp_from("198.18.1.13"), STAT_DROP_SCREEN_UDP_FLOOD);
@@ -103,7 +80,7 @@ TEST_F(ScreenFloodTest, DestinationUdpRate) {
 }
 
 TEST_F(ScreenFloodTest, DestinationIcmpRateIpv6) {
-    ASSERT_TRUE(env_->apply(config_with("{ destination-limit: { icmp-packets: 2 } }")).ok());
+    ASSERT_TRUE(env_->apply(screen_config("{ destination-limit: { icmp-packets: 2 } }")).ok());
     for (uint16_t i = 1; i <= 2; ++i)
         expect_forwarded("echo " + std::to_string(i), lan_to_wan6().icmpv6_echo_request(9, i).build());
     expect_flood_drop("3rd echo to the destination", lan_to_wan6().icmpv6_echo_request(9, 3).build(),
@@ -113,7 +90,7 @@ TEST_F(ScreenFloodTest, DestinationIcmpRateIpv6) {
 
 // Neighbour discovery is never limited: the interface needs it.
 TEST_F(ScreenFloodTest, NeighbourDiscoveryIsNotLimited) {
-    ASSERT_TRUE(env_->apply(config_with("{ source-limit: { icmp-packets: 1 } }")).ok());
+    ASSERT_TRUE(env_->apply(screen_config("{ source-limit: { icmp-packets: 1 } }")).ok());
     Bytes ns = PacketBuilder()
                    .eth(kLanHostMac, lan_mac())
                    .ipv6(kLanHost6, kLanFw6)

@@ -9,33 +9,14 @@
 #include <cstring>
 
 #include "daemon/session_gc.h"
-#include "datapath_env.h"
-#include "map_readers.h"
-
-extern "C" {
-#include "screen.h"
-}
+#include "screen_env.h"
 
 namespace sluice::test {
 namespace {
 
-std::string config_with(const std::string& screen) {
-    return R"yaml(
-interfaces:
-  lan0: { zone: trust }
-  wan0: { zone: untrust }
-zones:
-  trust: { screen: )yaml" +
-           screen + R"yaml( }
-  untrust: {}
-policies:
-  - { name: lan-out, from: trust, to: untrust, action: permit }
-default-action: deny
-timeouts: { udp: 1s }
-)yaml";
-}
+std::string config_with(const std::string& screen) { return screen_config(screen, "timeouts: { udp: 1s }\n"); }
 
-class ScreenLimitsTest : public DatapathTest {
+class ScreenLimitsTest : public ScreenTest {
 protected:
     std::string config_yaml() const override {
         return config_with("{ source-limit: { sessions: 3 } }");
@@ -48,7 +29,6 @@ protected:
             .payload_pattern(16)
             .build();
     }
-    screen_counter screen(uint16_t zone) { return read_screen_counter(env_->map_fd(SLUICE_MAP_SCREEN_HITS), env_->map_fd(SLUICE_MAP_RUNTIME_CONFIG), zone); }
     void expect_opens(const std::string& what, const Bytes& frame) {
         snapshot_stats();
         EXPECT_EQ(run(frame, lan_if()).retval, XDP_REDIRECT) << what;

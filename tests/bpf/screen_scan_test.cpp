@@ -5,41 +5,18 @@
 // with action count the scan is only counted. Distinct ports and hosts are
 // estimated from 256-bit sets, so the cases assert a range around the
 // threshold, never an exact packet.
-#include "datapath_env.h"
-#include "map_readers.h"
-
-extern "C" {
-#include "screen.h"
-}
+#include "screen_env.h"
 
 namespace sluice::test {
 namespace {
 
-std::string config_with(const std::string& screen) {
-    return R"yaml(
-interfaces:
-  lan0: { zone: trust }
-  wan0: { zone: untrust }
-zones:
-  trust: { screen: )yaml" +
-           screen + R"yaml( }
-  untrust: {}
-policies:
-  - { name: lan-out, from: trust, to: untrust, action: permit }
-default-action: deny
-)yaml";
-}
-
-class ScreenScanTest : public DatapathTest {
+class ScreenScanTest : public ScreenTest {
 protected:
     std::string config_yaml() const override {
-        return config_with("{ scan: { ports: 10, window: 60s, action: block, hold-time: 60s } }");
+        return screen_config("{ scan: { ports: 10, window: 60s, action: block, hold-time: 60s } }");
     }
     Bytes syn(uint16_t sport, uint16_t dport) const {
         return lan_to_wan4().tcp(sport, dport).seq(1).syn().build();
-    }
-    screen_counter screen(uint16_t zone) {
-        return read_screen_counter(env_->map_fd(SLUICE_MAP_SCREEN_HITS), env_->map_fd(SLUICE_MAP_RUNTIME_CONFIG), zone);
     }
     // Sends frames; returns how many opened a session before the first
     // drop-screen-scan (every later one must be a scan drop too).
@@ -96,7 +73,7 @@ TEST_F(ScreenScanTest, ManyFlowsToOneServiceAreNoScan) {
 }
 
 TEST_F(ScreenScanTest, CountOnlyCountsOnce) {
-    ASSERT_TRUE(env_->apply(config_with("{ scan: { ports: 10, window: 60s, action: count } }")).ok());
+    ASSERT_TRUE(env_->apply(screen_config("{ scan: { ports: 10, window: 60s, action: count } }")).ok());
     std::vector<Bytes> frames;
     for (uint16_t p = 0; p < 40; ++p) frames.push_back(syn(40000, 2000 + p));
     snapshot_stats();
@@ -109,7 +86,7 @@ TEST_F(ScreenScanTest, CountOnlyCountsOnce) {
 // IPv6 host sweep: UDP to one port on many hosts; packets for hosts without
 // a neighbour entry still open their session (the kernel resolves them).
 TEST_F(ScreenScanTest, HostSweepIpv6) {
-    ASSERT_TRUE(env_->apply(config_with("{ scan: { hosts: 12, window: 60s } }")).ok());
+    ASSERT_TRUE(env_->apply(screen_config("{ scan: { hosts: 12, window: 60s } }")).ok());
     std::vector<Bytes> frames;
     for (int h = 1; h <= 40; ++h) {
         char dst[64];

@@ -82,24 +82,31 @@ void read_host_inbound(YamlReader& reader, const YAML::Node& node, const std::st
     }
 }
 
+// A whole number in [min, max]; otherwise an error: "TEXT" COMPLAINT.
+std::optional<uint32_t> read_number(YamlReader& reader, const YAML::Node& node, const std::string& path,
+                                    unsigned long long min, unsigned long long max, const std::string& complaint) {
+    auto text = reader.scalar(node, path);
+    if (!text) return std::nullopt;
+    char* end = nullptr;
+    unsigned long long n = std::strtoull(text->c_str(), &end, 10);
+    if (text->empty() || *end != '\0' || n < min || n > max) {
+        reader.error(node, path, "\"" + *text + "\" " + complaint);
+        return std::nullopt;
+    }
+    return static_cast<uint32_t>(n);
+}
+
 // syn-proxy: off | always | { above: N }
 void read_syn_proxy(YamlReader& reader, const YAML::Node& node, const std::string& path, ZoneScreen& screen) {
     if (node.IsMap()) {
         reader.check_keys(node, path, {"above"});
         auto above = reader.required(node, path, "above");
         if (!above) return;
-        const std::string above_path = field_path(path, "above");
-        auto text = reader.scalar(*above, above_path);
-        if (!text) return;
-        char* end = nullptr;
-        unsigned long long rate = std::strtoull(text->c_str(), &end, 10);
-        if (text->empty() || *end != '\0' || rate < 1 || rate > 100000000) {
-            reader.error(*above, above_path,
-                         "\"" + *text + "\" is not a rate (permitted SYNs per second into the zone, 1-100000000)");
-            return;
-        }
+        auto rate = read_number(reader, *above, field_path(path, "above"), 1, 100000000,
+                                "is not a rate (permitted SYNs per second into the zone, 1-100000000)");
+        if (!rate) return;
         screen.syn_proxy = ZoneScreen::SynProxy::above_rate;
-        screen.syn_proxy_rate = static_cast<uint32_t>(rate);
+        screen.syn_proxy_rate = *rate;
         return;
     }
     auto mode = reader.scalar(node, path);
@@ -115,30 +122,14 @@ void read_syn_proxy(YamlReader& reader, const YAML::Node& node, const std::strin
 // A count or rate limit: a whole number 1-100000000.
 std::optional<uint32_t> read_limit(YamlReader& reader, const YAML::Node& node, const std::string& path,
                                    const std::string& what) {
-    auto text = reader.scalar(node, path);
-    if (!text) return std::nullopt;
-    char* end = nullptr;
-    unsigned long long n = std::strtoull(text->c_str(), &end, 10);
-    if (text->empty() || *end != '\0' || n < 1 || n > 100000000) {
-        reader.error(node, path, "\"" + *text + "\" is not a whole number of " + what + ", 1-100000000");
-        return std::nullopt;
-    }
-    return static_cast<uint32_t>(n);
+    return read_number(reader, node, path, 1, 100000000, "is not a whole number of " + what + ", 1-100000000");
 }
 
 // A distinct-port or distinct-host threshold: 2-1000 (scan_state counts them
 // in 256-bit sets; past ~1000 distinct values every bit is set).
 std::optional<uint32_t> read_scan_threshold(YamlReader& reader, const YAML::Node& node, const std::string& path,
                                             const std::string& what) {
-    auto text = reader.scalar(node, path);
-    if (!text) return std::nullopt;
-    char* end = nullptr;
-    unsigned long long n = std::strtoull(text->c_str(), &end, 10);
-    if (text->empty() || *end != '\0' || n < 2 || n > 1000) {
-        reader.error(node, path, "\"" + *text + "\" is not a number of distinct " + what + ", 2-1000");
-        return std::nullopt;
-    }
-    return static_cast<uint32_t>(n);
+    return read_number(reader, node, path, 2, 1000, "is not a number of distinct " + what + ", 2-1000");
 }
 
 std::optional<std::chrono::seconds> read_duration(YamlReader& reader, const YAML::Node& node,
