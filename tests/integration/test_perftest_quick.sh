@@ -25,6 +25,10 @@ if ! "$SLUICE" perf-test compare --quick --prefix "$P" --json --env netns \
     exit 1
 fi
 cat "$TMP/err.log"
+# Each sluice number is proven to have gone through sluice (path_check.h).
+n=$(grep -c '^in path: sluice attached on fw0 (.*lan0.*wan0.*), rx +[0-9]* packets (at least [0-9]* needed)$' "$TMP/err.log")
+[ "$n" = 2 ] || { echo "FAIL: perftest_quick: expected 2 \"in path\" proofs (IPv4, IPv6), got $n"; exit 1; }
+echo "ok    both runs proved sluice in the path (attached on lan0 and wan0, rx counter moved enough)"
 
 echo "[perftest_quick] perf-test history --svg"
 "$SLUICE" perf-test history --history "$TMP/history.csv" --svg "$TMP/history.svg" >"$TMP/history.txt" 2>&1 \

@@ -43,13 +43,6 @@ Status must(const std::vector<std::string>& argv, std::chrono::seconds timeout =
     return {};
 }
 
-std::string self_binary(const std::string& given) {
-    if (!given.empty()) return given;
-    std::error_code ec;
-    auto p = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? "sluice" : p.string();
-}
-
 std::string read_file(const std::string& path) {
     std::ifstream in(path);
     std::stringstream ss;
@@ -283,6 +276,14 @@ Status check_forwarding(const std::string& prefix) {
 }
 
 }  // namespace
+
+std::string self_binary(const std::string& given) {
+    if (!given.empty()) return given;
+    std::error_code ec;
+    auto p = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? "sluice" : p.string();
+}
+
 
 Status validate_prefix(const std::string& prefix) {
     if (prefix.empty() || prefix.size() > 12) return make_error("prefix '" + prefix + "' must be 1-12 characters long");

@@ -58,6 +58,7 @@ struct NetnsClusterOptions {
 Status validate_prefix(const std::string& prefix);
 
 std::string namespace_name(const std::string& prefix, const std::string& node);  // "P-fw0"
+std::string self_binary(const std::string& given);  // given, or this executable (/proc/self/exe)
 std::string cluster_state_dir(const std::string& prefix);                        // /run/sluice/cluster/P
 std::string cluster_config_path(const std::string& prefix);                      // .../sluice.yaml
 std::string cluster_state_path(const std::string& prefix);                       // .../state.json

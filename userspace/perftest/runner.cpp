@@ -13,6 +13,7 @@
 #include "perftest/baseline.h"
 #include "perftest/compare.h"
 #include "perftest/history.h"
+#include "perftest/path_check.h"
 #include "perftest/paths.h"
 #include "perftest/profiler.h"
 #include "perftest/text.h"
@@ -121,6 +122,8 @@ Result<CompareRun> measure(Context& ctx, std::vector<Family> families) {
         firewall = make_firewall_switch(ctx.environment, *ctx.executor, ctx.prefix, run.baseline, ctx.log);
         guard.emplace(*firewall);
     }
+    // Every number is checked against what it is labelled with.
+    PathCheck path = PathCheck::for_environment(*ctx.executor, ctx.environment, ctx.prefix);
     int order = 0;
     for (int pass = 1; pass <= run.passes; ++pass) {
         std::vector<std::string> configs{"sluice"};
@@ -134,7 +137,27 @@ Result<CompareRun> measure(Context& ctx, std::vector<Family> families) {
                 if (!s) return make_error("switching the firewall to " + config + ": " + s.error().message);
             }
             for (Family family : run.families) {
+                const std::string label = config + " " + display_name(family) + " (pass " + std::to_string(pass) + ")";
+                auto before = path.read();
+                if (!before) return make_error("checking the firewall before " + label + ": " + before.error().message);
+                if (config != "sluice") {
+                    if (auto s = verify_sluice_detached(*before, path.node(), label); !s) return s.error();
+                }
                 Measurement m = measure_throughput(*ctx.executor, ctx.environment, family, params);
+                if (config == "sluice" && m.result) {
+                    auto after = path.read();
+                    if (!after) return make_error("checking the firewall after " + label + ": " + after.error().message);
+                    const double bytes = m.result->receiver_bps / 8 * m.result->seconds;
+                    if (auto s = verify_sluice_in_path(*before, *after, bytes, path.node(), label); !s) {
+                        return make_error(s.error().message +
+                                          "\nperf-test reports no sluice number for a run sluice was not in.");
+                    }
+                    ctx.log << "in path: sluice attached on " << path.node() << " (";
+                    for (size_t i = 0; i < after->sluice_interfaces.size(); ++i)
+                        ctx.log << (i ? ", " : "") << after->sluice_interfaces[i];
+                    ctx.log << "), rx +" << (*after->rx_packets - *before->rx_packets) << " packets (at least "
+                            << minimum_packets(bytes) << " needed)\n";
+                }
                 m.config = config;
                 m.pass = pass;
                 m.order = ++order;

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# perf-test never prints a sluice number that was measured without sluice:
+# on a netns cluster whose fw0 runs sluice but has its XDP program detached
+# (the daemon alive, so the cluster looks healthy), `perf-test compare`
+# exits 1 with a message naming fw0 and what is missing, prints no table,
+# and writes no history row. With sluice attached again the same command
+# succeeds. `sluice cluster down` runs in the EXIT trap.
+set -u
+source "$(dirname "$0")/perftest_lib.sh"
+pt_init perftest_path pp
+
+UP=1
+"$SLUICE" cluster up --prefix "$P" >"$TMP/cluster.log" 2>&1 || { cat "$TMP/cluster.log"; fail "cluster up failed"; }
+fw="$P-fw0"
+for dev in lan0 wan0 fab0; do ip -n "$fw" link set dev "$dev" xdpgeneric off || fail "detaching XDP from $dev"; done
+echo "[perftest_path] sluice's XDP detached on $fw (daemon still running)"
+
+"$SLUICE" perf-test compare --quick --baseline kernel --prefix "$P" --env netns --history "$TMP/history.csv" \
+    >"$TMP/out.txt" 2>"$TMP/err.txt"
+rc=$?
+checks=0
+expect() {  # expect DESCRIPTION COMMAND...
+    local what=$1; shift
+    if "$@"; then echo "ok    $what"; checks=$((checks + 1)); else echo "--- stdout:"; cat "$TMP/out.txt"; echo "--- stderr:"; cat "$TMP/err.txt"; fail "$what"; fi
+}
+expect "perf-test exits 1" test "$rc" = 1
+expect "the message names fw0 and the missing program" \
+    grep -q "sluice IPv4 (pass 1) was not measured through sluice on fw0: before the run, sluice's XDP program (xdp_main_prog) is attached on no interface" "$TMP/err.txt"
+expect "... and says no sluice number is reported" grep -q "perf-test reports no sluice number" "$TMP/err.txt"
+expect "no throughput table is printed" sh -c "! grep -q 'Gbps' '$TMP/out.txt'"
+expect "no history row is written" sh -c "[ ! -s '$TMP/history.csv' ] || [ \$(wc -l <'$TMP/history.csv') -le 1 ]"
+
+# sluice stopped on the firewalls (`cluster firewall stop`): refused too.
+"$SLUICE" cluster firewall stop --prefix "$P" >>"$TMP/cluster.log" 2>&1 || fail "cluster firewall stop"
+"$SLUICE" perf-test compare --quick --prefix "$P" --env netns --history "$TMP/history.csv" >"$TMP/out.txt" 2>"$TMP/err.txt"
+rc=$?
+expect "with sluice stopped, perf-test exits non-zero ($rc): $(head -n 1 "$TMP/err.txt")" test "$rc" != 0
+expect "... and prints no throughput" sh -c "! grep -q 'Gbps' '$TMP/out.txt'"
+
+# Started again (attached anew): the same run goes through, each number proven.
+"$SLUICE" cluster firewall start --prefix "$P" >>"$TMP/cluster.log" 2>&1 || fail "cluster firewall start"
+"$SLUICE" perf-test compare --quick --prefix "$P" --env netns --history "$TMP/history.csv" >"$TMP/out.txt" 2>"$TMP/err.txt"
+rc=$?
+expect "with sluice attached, perf-test succeeds" test "$rc" = 0
+expect "... proving both numbers in the path" test "$(grep -c '^in path: sluice attached on fw0' "$TMP/err.txt")" = 2
+echo "PASS: perftest_path ($checks checks)"

@@ -1,0 +1,87 @@
+// perf-test's proof that a number went through what it is labelled with
+// (perftest/path_check.h): reading `ip -j link show` and `sluice show stats
+// --json`, and the verdicts on a sluice run and a baseline run.
+#include <gtest/gtest.h>
+
+#include "perftest/path_check.h"
+
+namespace sluice::perftest {
+namespace {
+
+// Shapes of `ip -j link show` (iproute2 6.1): one program, several
+// (multi-attach), none.
+constexpr const char* kLinks = R"([
+  {"ifindex":1,"ifname":"lo","flags":["LOOPBACK"],"mtu":65536},
+  {"ifindex":2,"ifname":"lan0","mtu":1500,
+   "xdp":{"mode":2,"prog":{"id":41,"name":"xdp_main_prog","tag":"c2b6","jited":1},
+          "attached":[{"mode":2,"prog":{"id":41,"name":"xdp_main_prog","tag":"c2b6","jited":1}}]}},
+  {"ifindex":3,"ifname":"wan0","mtu":1500,
+   "xdp":{"mode":1,"attached":[{"mode":1,"prog":{"id":52,"name":"xdp_main_prog"}}]}},
+  {"ifindex":4,"ifname":"mgmt0","mtu":1500,"xdp":{"mode":2,"prog":{"id":7,"name":"xdp_other"}}},
+  {"ifindex":5,"ifname":"fab0","mtu":1500}
+])";
+
+FirewallPath attached(uint64_t rx) { return FirewallPath{{"lan0", "wan0"}, {}, rx, ""}; }
+
+TEST(PathCheck, FindsSluiceInterfacesAndOtherPrograms) {
+    std::vector<std::string> other;
+    auto found = interfaces_with_xdp(kLinks, "xdp_main_prog", &other);
+    ASSERT_TRUE(found.ok()) << found.error().message;
+    EXPECT_EQ(found.value(), (std::vector<std::string>{"lan0", "wan0"}));
+    EXPECT_EQ(other, (std::vector<std::string>{"mgmt0: xdp_other"}));
+}
+
+TEST(PathCheck, NamesAreComparedAsTheKernelKeepsThem) {
+    // The kernel keeps 15 characters of a program name.
+    auto found = interfaces_with_xdp(R"([{"ifname":"x0","xdp":{"prog":{"name":"xdp_a_very_long"}}}])",
+                                     "xdp_a_very_long_name");
+    ASSERT_TRUE(found.ok());
+    EXPECT_EQ(found.value(), (std::vector<std::string>{"x0"}));
+}
+
+TEST(PathCheck, UnreadableOutputIsAnError) {
+    EXPECT_FALSE(interfaces_with_xdp("Error: nope", "xdp_main_prog").ok());
+    EXPECT_FALSE(interfaces_with_xdp(R"({"ifname":"lan0"})", "xdp_main_prog").ok());
+    EXPECT_FALSE(stats_rx_packets(R"({"counters":{"forward":3}})").ok());
+    auto rx = stats_rx_packets(R"({"counters":{"rx":1234,"forward":3}})");
+    ASSERT_TRUE(rx.ok());
+    EXPECT_EQ(rx.value(), 1234u);
+}
+
+TEST(PathCheck, SluiceRunNeedsAttachmentAndEnoughPackets) {
+    // 6.5 GB received: at least 6.5e9 / 65536 = 99,182 frames through XDP.
+    const double bytes = 6.5e9;
+    EXPECT_EQ(minimum_packets(bytes), 99182u);
+    EXPECT_TRUE(verify_sluice_in_path(attached(1000), attached(1000 + 99182), bytes, "fw0", "sluice IPv4").ok());
+
+    auto few = verify_sluice_in_path(attached(1000), attached(1000 + 99181), bytes, "fw0", "sluice IPv4");
+    ASSERT_FALSE(few.ok());
+    EXPECT_NE(few.error().message.find("rx counter moved by 99181 packets, but 6500000000 bytes need at least 99182"),
+              std::string::npos)
+        << few.error().message;
+
+    FirewallPath detached{{}, {"lan0: xdp_other"}, 5, ""};
+    auto before = verify_sluice_in_path(detached, attached(10), bytes, "fw0", "sluice IPv4 (pass 1)");
+    ASSERT_FALSE(before.ok());
+    EXPECT_EQ(before.error().message,
+              "sluice IPv4 (pass 1) was not measured through sluice on fw0: before the run, sluice's XDP program "
+              "(xdp_main_prog) is attached on no interface; other XDP programs: lan0: xdp_other");
+    EXPECT_FALSE(verify_sluice_in_path(attached(10), detached, bytes, "fw0", "x").ok()) << "detached during the run";
+
+    FirewallPath no_stats{{"lan0"}, {}, std::nullopt, "no pinned stats"};
+    auto unreadable = verify_sluice_in_path(no_stats, attached(10), bytes, "fw0", "x");
+    ASSERT_FALSE(unreadable.ok());
+    EXPECT_NE(unreadable.error().message.find("no pinned stats"), std::string::npos);
+}
+
+TEST(PathCheck, BaselineRunNeedsSluiceDetached) {
+    EXPECT_TRUE(verify_sluice_detached(FirewallPath{{}, {}, std::nullopt, ""}, "fw0", "kernel IPv4").ok());
+    auto s = verify_sluice_detached(attached(1), "fw0", "kernel IPv6 (pass 2)");
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().message,
+              "kernel IPv6 (pass 2) would include sluice: on fw0, sluice is attached on lan0, wan0 although the "
+              "baseline detached it");
+}
+
+}  // namespace
+}  // namespace sluice::perftest

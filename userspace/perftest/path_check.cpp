@@ -1,0 +1,144 @@
+#include "perftest/path_check.h"
+
+#include <nlohmann/json.hpp>
+
+#include "cluster/netns_cluster.h"
+#include "cluster/process.h"
+
+namespace sluice::perftest {
+
+namespace {
+
+constexpr const char* kSluiceXdpProgram = "xdp_main_prog";
+constexpr double kLargestXdpFrame = 65536.0;
+
+std::string join(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+    return out.empty() ? "none" : out;
+}
+
+std::string trim_line(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+}
+
+// "attached on lan0, wan0" / "not attached on any interface"
+std::string describe(const FirewallPath& p) {
+    std::string text = p.sluice_interfaces.empty() ? "sluice's XDP program (" + std::string(kSluiceXdpProgram) +
+                                                         ") is attached on no interface"
+                                                   : "sluice is attached on " + join(p.sluice_interfaces);
+    if (!p.other_xdp.empty()) text += "; other XDP programs: " + join(p.other_xdp);
+    return text;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> interfaces_with_xdp(const std::string& ip_json, const std::string& prog_name,
+                                                     std::vector<std::string>* other) {
+    nlohmann::json links;
+    try {
+        links = nlohmann::json::parse(ip_json);
+    } catch (const std::exception& e) {
+        return make_error(std::string("`ip -j link show` printed no JSON: ") + e.what());
+    }
+    if (!links.is_array()) return make_error("`ip -j link show` printed no list of links");
+    const std::string wanted = prog_name.substr(0, 15);
+    std::vector<std::string> found;
+    for (const auto& link : links) {
+        if (!link.is_object() || !link.contains("xdp")) continue;
+        const std::string name = link.value("ifname", "?");
+        // One program: xdp.prog; several (multi-attach): xdp.attached[].prog.
+        std::vector<std::string> progs;
+        const auto& xdp = link["xdp"];
+        if (xdp.contains("prog")) progs.push_back(xdp["prog"].value("name", ""));
+        for (const auto& a : xdp.value("attached", nlohmann::json::array()))
+            if (a.contains("prog")) progs.push_back(a["prog"].value("name", ""));
+        bool ours = false;
+        for (const auto& p : progs) ours = ours || p == wanted;
+        if (ours) found.push_back(name);
+        else if (other && !progs.empty()) other->push_back(name + ": " + progs.front());
+    }
+    return found;
+}
+
+Result<uint64_t> stats_rx_packets(const std::string& stats_json) {
+    try {
+        auto j = nlohmann::json::parse(stats_json);
+        const auto& counters = j.at("counters");
+        return counters.at("rx").get<uint64_t>();
+    } catch (const std::exception& e) {
+        return make_error(std::string("`sluice show stats --json` has no rx counter: ") + e.what());
+    }
+}
+
+uint64_t minimum_packets(double bytes) {
+    if (bytes <= 0) return 0;
+    return static_cast<uint64_t>(bytes / kLargestXdpFrame);
+}
+
+Status verify_sluice_in_path(const FirewallPath& before, const FirewallPath& after, double bytes,
+                             const std::string& node, const std::string& what) {
+    const std::string head = what + " was not measured through sluice on " + node + ": ";
+    if (before.sluice_interfaces.empty()) return make_error(head + "before the run, " + describe(before));
+    if (after.sluice_interfaces.empty()) return make_error(head + "after the run, " + describe(after));
+    if (!before.rx_packets || !after.rx_packets) {
+        return make_error(head + "its counters cannot be read (" +
+                          (before.rx_packets ? after.stats_error : before.stats_error) + ")");
+    }
+    const uint64_t seen = *after.rx_packets >= *before.rx_packets ? *after.rx_packets - *before.rx_packets : 0;
+    const uint64_t needed = minimum_packets(bytes);
+    if (seen < needed) {
+        return make_error(head + "its rx counter moved by " + std::to_string(seen) + " packets, but " +
+                          std::to_string(static_cast<uint64_t>(bytes)) + " bytes need at least " +
+                          std::to_string(needed) + " (64 KiB per frame at most); " + describe(after));
+    }
+    return {};
+}
+
+Status verify_sluice_detached(const FirewallPath& now, const std::string& node, const std::string& what) {
+    if (now.sluice_interfaces.empty()) return {};
+    return make_error(what + " would include sluice: on " + node + ", " + describe(now) +
+                      " although the baseline detached it");
+}
+
+PathCheck PathCheck::for_environment(cluster::Executor& executor, const cluster::Environment& environment,
+                                     const std::string& prefix) {
+    if (environment.kind == cluster::EnvironmentKind::netns) {
+        const std::string ns = cluster::namespace_name(prefix, environment.fw0);
+        const std::string binary = cluster::self_binary("");
+        return PathCheck(executor, environment.fw0, [binary, ns]() {
+            return cluster::run_local({binary, "--netns", ns, "show", "stats", "--json"}, std::chrono::seconds(30));
+        });
+    }
+    const std::string node = environment.fw0;
+    return PathCheck(executor, node, [&executor, node]() {
+        return executor.run(node, {"sluice", "show", "stats", "--json"}, std::chrono::seconds(30));
+    });
+}
+
+Result<FirewallPath> PathCheck::read() {
+    FirewallPath path;
+    auto links = executor_.run(node_, {"ip", "-j", "link", "show"}, std::chrono::seconds(30));
+    if (!links) return make_error("`ip -j link show` on " + node_ + ": " + links.error().message);
+    if (links->exit_status != 0)
+        return make_error("`ip -j link show` on " + node_ + " exited with status " +
+                          std::to_string(links->exit_status) + ": " + trim_line(links->err));
+    auto found = interfaces_with_xdp(links->out, kSluiceXdpProgram, &path.other_xdp);
+    if (!found) return make_error(node_ + ": " + found.error().message);
+    path.sluice_interfaces = std::move(found.value());
+    auto stats = stats_();
+    if (!stats) {
+        path.stats_error = stats.error().message;
+    } else if (stats->exit_status != 0) {
+        path.stats_error = "`sluice show stats` exited with status " + std::to_string(stats->exit_status) + ": " +
+                           trim_line(stats->err.empty() ? stats->out : stats->err);
+    } else if (auto rx = stats_rx_packets(stats->out); rx) {
+        path.rx_packets = rx.value();
+    } else {
+        path.stats_error = rx.error().message;
+    }
+    return path;
+}
+
+}  // namespace sluice::perftest
