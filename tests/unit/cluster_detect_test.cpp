@@ -150,5 +150,8 @@ TEST(ClusterDetect, ParsesIncusInfo) {
     EXPECT_EQ(parse_incus_status("Name: x\n"), "");
     EXPECT_TRUE(is_permission_error("connect: Permission denied"));
     EXPECT_TRUE(is_permission_error("Error: not authorized"));
+    // What incus 6.0.4 prints to a user outside incus-admin (seen here).
+    EXPECT_TRUE(is_permission_error("Error: You don't have the needed permissions to talk to the incus daemon "
+                                    "(socket path: /var/lib/incus/unix.socket)"));
     EXPECT_FALSE(is_permission_error("Error: Instance not found"));
 }

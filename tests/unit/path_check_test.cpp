@@ -8,6 +8,8 @@
 namespace sluice::perftest {
 namespace {
 
+using cluster::interfaces_with_xdp;
+
 // Shapes of `ip -j link show` (iproute2 6.1): one program, several
 // (multi-attach), none.
 constexpr const char* kLinks = R"([

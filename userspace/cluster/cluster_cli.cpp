@@ -5,6 +5,7 @@
 
 #include "cluster/environment.h"
 #include "cluster/incus_cli.h"
+#include "cluster/incus_cluster.h"
 #include "cluster/netns_cluster.h"
 
 namespace sluice::cluster {
@@ -16,6 +17,8 @@ struct ClusterOptions {
     std::string environments_file;
     bool json = false;
     bool verbose = false;
+    bool dry_run = false;      // incus: print the incus commands only
+    std::string package;       // incus: the sluice .deb for the firewalls
 };
 
 [[noreturn]] void fail(const std::string& message, int code = 1) {
@@ -40,37 +43,25 @@ Environment resolve(const ClusterOptions& o, IncusCli& incus) {
     return *env;
 }
 
-void incus_managed(const Environment& env, const std::string& verb) {
-    std::string remote = env.remote.empty() ? "" : " --remote " + env.remote;
-    fail("environment " + env.name + " is an Incus cluster; sluice does not build it. Run:\n  cluster/incus/setup.sh " +
-             verb + remote + "\n(see docs/cluster.md)",
-         2);
-}
-
 void incus_status(const Environment& env, IncusCli& incus, bool json) {
-    nlohmann::json j{{"environment", env.name}, {"kind", "incus"}, {"remote", env.remote}};
-    j["instances"] = nlohmann::json::array();
-    bool all_running = true;
-    const std::vector<std::pair<std::string, std::string>> roles{
-        {"lan-host", env.lan_host}, {"fw0", env.fw0}, {"fw1", env.fw1}, {"wan-host", env.wan_host}};
-    if (!json)
+    auto st = incus_cluster_status(env, incus);
+    if (!st) fail(st.error().message);
+    if (json) {
+        nlohmann::json j{{"environment", env.name}, {"kind", "incus"}, {"remote", env.remote}, {"healthy", st->healthy}};
+        j["items"] = nlohmann::json::array();
+        for (const auto& i : st->items)
+            j["items"].push_back({{"kind", i.kind}, {"role", i.role}, {"name", i.name}, {"state", i.state},
+                                  {"detail", i.detail}});
+        std::cout << j.dump(2) << "\n";
+    } else {
         std::cout << "environment " << env.name << " (incus" << (env.remote.empty() ? "" : ", remote " + env.remote)
                   << ")\n";
-    for (const auto& [role, name] : roles) {
-        if (name.empty()) continue;
-        std::string q = env.qualified(name);
-        auto st = incus.instance_status(q);
-        std::string status = st ? *st : "UNKNOWN";
-        all_running = all_running && status == "RUNNING";
-        j["instances"].push_back(
-            {{"role", role}, {"name", q}, {"status", status}, {"error", st ? "" : st.error().message}});
-        if (!json)
-            std::cout << "  " << role << ": " << q << " " << status << (st ? "" : " (" + st.error().message + ")")
-                      << "\n";
+        for (const auto& i : st->items)
+            std::cout << "  " << i.kind << " " << i.role << ": " << i.name << " " << i.state
+                      << (i.detail.empty() ? "" : " (" + i.detail + ")") << "\n";
+        std::cout << (st->healthy ? "healthy" : "NOT healthy") << "\n";
     }
-    j["healthy"] = all_running;
-    if (json) std::cout << j.dump(2) << "\n";
-    if (!all_running) throw CLI::RuntimeError(1);
+    if (!st->healthy) throw CLI::RuntimeError(1);
     succeed();
 }
 
@@ -90,13 +81,28 @@ void add_cluster_commands(CLI::App& app) {
         if (with_json) sub->add_flag("--json", opts->json, "machine-readable output");
     };
 
-    auto* up =
-        cluster->add_subcommand("up", "build the cluster (netns: namespaces, bridges, sluice on fw0/fw1, iperf3 -s)");
+    auto incus_options = [opts](CLI::App* sub, bool with_package) {
+        sub->add_flag("--dry-run", opts->dry_run, "incus: print the incus commands instead of running them");
+        if (with_package)
+            sub->add_option("--package", opts->package,
+                            "incus: the sluice .deb to install on the firewalls (default: build/sluice_*.deb, "
+                            "made with cpack when missing)");
+    };
+
+    auto* up = cluster->add_subcommand(
+        "up", "build the cluster (netns: namespaces, bridges; incus: networks, instances, the sluice package; "
+              "sluice on fw0/fw1, iperf3 -s)");
     common(up, false);
+    incus_options(up, true);
     up->callback([opts] {
         IncusCli incus;
         Environment env = resolve(*opts, incus);
-        if (env.kind == EnvironmentKind::incus) incus_managed(env, "up");
+        if (env.kind == EnvironmentKind::incus) {
+            IncusUpOptions o{.package = opts->package, .dry_run = opts->dry_run};
+            if (auto s = incus_cluster_up(env, incus, o, std::cout); !s) fail(s.error().message);
+            succeed();
+        }
+        if (opts->dry_run) fail("--dry-run is for incus environments", 2);
         NetnsClusterOptions o;
         o.prefix = opts->prefix;
         if (auto s = cluster_up(o, std::cout); !s) fail(s.error().message);
@@ -105,10 +111,15 @@ void add_cluster_commands(CLI::App& app) {
 
     auto* down = cluster->add_subcommand("down", "remove every namespace, link, pin and process the cluster made");
     common(down, false);
+    incus_options(down, false);
     down->callback([opts] {
         IncusCli incus;
         Environment env = resolve(*opts, incus);
-        if (env.kind == EnvironmentKind::incus) incus_managed(env, "down");
+        if (env.kind == EnvironmentKind::incus) {
+            if (auto s = incus_cluster_down(env, incus, opts->dry_run, std::cout); !s) fail(s.error().message);
+            succeed();
+        }
+        if (opts->dry_run) fail("--dry-run is for incus environments", 2);
         if (auto s = cluster_down(opts->prefix, std::cout); !s) fail(s.error().message);
         succeed();
     });
@@ -124,7 +135,7 @@ void add_cluster_commands(CLI::App& app) {
         IncusCli incus;
         Environment env = resolve(*opts, incus);
         if (env.kind == EnvironmentKind::incus)
-            fail("cluster firewall is for the netns environment; on Incus run sluice in the VMs", 2);
+            fail("cluster firewall is for the netns environment; on Incus: incus exec FW -- systemctl stop|start sluice", 2);
         Status s =
             *action == "stop" ? stop_firewalls(opts->prefix, std::cout) : start_firewalls(opts->prefix, std::cout);
         if (!s) fail(s.error().message);

@@ -119,7 +119,8 @@ IperfParams parse_iperf(const Reader& r, const YAML::Node& v, const std::string&
 
 Environment parse_environment(const Reader& r, const std::string& name, const YAML::Node& v) {
     std::string path = "environments." + name;
-    r.only_keys(v, path, {"kind", "description", "remote", "nodes", "targets", "iperf3", "baseline"});
+    r.only_keys(v, path,
+                {"kind", "description", "remote", "nodes", "instance-types", "image", "targets", "iperf3", "baseline"});
     Environment env;
     env.name = name;
     std::string kind = r.string(v, "kind", path, true);
@@ -142,6 +143,25 @@ Environment parse_environment(const Reader& r, const std::string& name, const YA
     env.fw0 = r.string(nodes, "fw0", path + ".nodes", true);
     env.fw1 = r.string(nodes, "fw1", path + ".nodes", false);
     env.wan_host = r.string(nodes, "wan-host", path + ".nodes", false);
+
+    YAML::Node types = v["instance-types"];
+    if (types.IsDefined() && !types.IsNull()) {
+        if (env.kind != EnvironmentKind::incus)
+            r.fail(types, path + ".instance-types", "only incus environments have instance types");
+        r.only_keys(types, path + ".instance-types", {"firewalls", "hosts"});
+        for (auto [key, target] : {std::pair<const char*, std::string*>{"firewalls", &env.fw_instance_type},
+                                   {"hosts", &env.host_instance_type}}) {
+            std::string t = r.string(types, key, path + ".instance-types", false);
+            if (t.empty()) continue;
+            if (t != "vm" && t != "container")
+                r.fail(types[key], path + ".instance-types." + key, "'" + t + "' is not an instance type (vm or container)");
+            *target = t;
+        }
+    }
+    if (v["image"].IsDefined()) {
+        if (env.kind != EnvironmentKind::incus) r.fail(v["image"], path + ".image", "only incus environments have an image");
+        env.image = r.string(v, "image", path, true);
+    }
 
     YAML::Node targets = v["targets"];
     if (!targets.IsDefined()) r.fail(v, path + ".targets", "is required");

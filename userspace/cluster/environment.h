@@ -55,6 +55,14 @@ struct Environment {
     std::string fw1;       // "" when there is no second node
     std::string wan_host;  // "" when the target is not ours to run
 
+    // incus: what `sluice cluster up` creates. Instance type per role
+    // ("vm" or "container"; firewall containers are privileged, so sluice
+    // can mount bpffs and attach XDP) and the image every instance starts
+    // from (scripts/incus-image.sh builds "sluice/node" offline).
+    std::string fw_instance_type = "vm";
+    std::string host_instance_type = "container";
+    std::string image = "images:debian/12/cloud";
+
     std::string ipv4_target;
     std::string ipv6_target;  // "" = no IPv6 target
     IperfParams normal;       // -P 4 -t 10

@@ -22,8 +22,12 @@ std::string trim(const std::string& s) {
 }  // namespace
 
 bool is_permission_error(const std::string& stderr_text) {
+    // Real incus (6.0) says "You don't have the needed permissions to talk to
+    // the incus daemon (socket path: ...)" to a user outside incus-admin; a
+    // socket it cannot open, "permission denied".
     std::string t = lower(stderr_text);
-    return t.find("permission denied") != std::string::npos || t.find("not authorized") != std::string::npos;
+    return t.find("permission denied") != std::string::npos || t.find("not authorized") != std::string::npos ||
+           t.find("don't have the needed permissions") != std::string::npos;
 }
 
 std::string parse_incus_status(const std::string& info_output) {

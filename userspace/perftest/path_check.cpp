@@ -4,12 +4,12 @@
 
 #include "cluster/netns_cluster.h"
 #include "cluster/process.h"
+#include "cluster/xdp_links.h"
 
 namespace sluice::perftest {
 
 namespace {
 
-constexpr const char* kSluiceXdpProgram = "xdp_main_prog";
 constexpr double kLargestXdpFrame = 65536.0;
 
 std::string join(const std::vector<std::string>& items) {
@@ -25,7 +25,7 @@ std::string trim_line(std::string s) {
 
 // "attached on lan0, wan0" / "not attached on any interface"
 std::string describe(const FirewallPath& p) {
-    std::string text = p.sluice_interfaces.empty() ? "sluice's XDP program (" + std::string(kSluiceXdpProgram) +
+    std::string text = p.sluice_interfaces.empty() ? "sluice's XDP program (" + std::string(cluster::kSluiceXdpProgram) +
                                                          ") is attached on no interface"
                                                    : "sluice is attached on " + join(p.sluice_interfaces);
     if (!p.other_xdp.empty()) text += "; other XDP programs: " + join(p.other_xdp);
@@ -33,34 +33,6 @@ std::string describe(const FirewallPath& p) {
 }
 
 }  // namespace
-
-Result<std::vector<std::string>> interfaces_with_xdp(const std::string& ip_json, const std::string& prog_name,
-                                                     std::vector<std::string>* other) {
-    nlohmann::json links;
-    try {
-        links = nlohmann::json::parse(ip_json);
-    } catch (const std::exception& e) {
-        return make_error(std::string("`ip -j link show` printed no JSON: ") + e.what());
-    }
-    if (!links.is_array()) return make_error("`ip -j link show` printed no list of links");
-    const std::string wanted = prog_name.substr(0, 15);
-    std::vector<std::string> found;
-    for (const auto& link : links) {
-        if (!link.is_object() || !link.contains("xdp")) continue;
-        const std::string name = link.value("ifname", "?");
-        // One program: xdp.prog; several (multi-attach): xdp.attached[].prog.
-        std::vector<std::string> progs;
-        const auto& xdp = link["xdp"];
-        if (xdp.contains("prog")) progs.push_back(xdp["prog"].value("name", ""));
-        for (const auto& a : xdp.value("attached", nlohmann::json::array()))
-            if (a.contains("prog")) progs.push_back(a["prog"].value("name", ""));
-        bool ours = false;
-        for (const auto& p : progs) ours = ours || p == wanted;
-        if (ours) found.push_back(name);
-        else if (other && !progs.empty()) other->push_back(name + ": " + progs.front());
-    }
-    return found;
-}
 
 Result<uint64_t> stats_rx_packets(const std::string& stats_json) {
     try {
@@ -124,7 +96,7 @@ Result<FirewallPath> PathCheck::read() {
     if (links->exit_status != 0)
         return make_error("`ip -j link show` on " + node_ + " exited with status " +
                           std::to_string(links->exit_status) + ": " + trim_line(links->err));
-    auto found = interfaces_with_xdp(links->out, kSluiceXdpProgram, &path.other_xdp);
+    auto found = cluster::interfaces_with_xdp(links->out, cluster::kSluiceXdpProgram, &path.other_xdp);
     if (!found) return make_error(node_ + ": " + found.error().message);
     path.sluice_interfaces = std::move(found.value());
     auto stats = stats_();

@@ -14,6 +14,7 @@
 
 #include "cluster/environment.h"
 #include "cluster/executor.h"
+#include "cluster/xdp_links.h"
 #include "common/result.h"
 
 namespace sluice::perftest {
@@ -26,11 +27,6 @@ struct FirewallPath {
     std::string stats_error;                     // why rx_packets is empty
 };
 
-// The interfaces of `ip -j link show` output whose XDP program is named
-// prog_name (the kernel keeps 15 characters of a name); others that run some
-// other XDP program go to *other.
-Result<std::vector<std::string>> interfaces_with_xdp(const std::string& ip_json, const std::string& prog_name,
-                                                     std::vector<std::string>* other = nullptr);
 // The `rx` counter of `sluice show stats --json`.
 Result<uint64_t> stats_rx_packets(const std::string& stats_json);
 

@@ -1,0 +1,35 @@
+#include "cluster/xdp_links.h"
+
+#include <nlohmann/json.hpp>
+
+namespace sluice::cluster {
+
+Result<std::vector<std::string>> interfaces_with_xdp(const std::string& ip_json, const std::string& prog_name,
+                                                     std::vector<std::string>* other) {
+    nlohmann::json links;
+    try {
+        links = nlohmann::json::parse(ip_json);
+    } catch (const std::exception& e) {
+        return make_error(std::string("`ip -j link show` printed no JSON: ") + e.what());
+    }
+    if (!links.is_array()) return make_error("`ip -j link show` printed no list of links");
+    const std::string wanted = prog_name.substr(0, 15);
+    std::vector<std::string> found;
+    for (const auto& link : links) {
+        if (!link.is_object() || !link.contains("xdp")) continue;
+        const std::string name = link.value("ifname", "?");
+        // One program: xdp.prog; several (multi-attach): xdp.attached[].prog.
+        std::vector<std::string> progs;
+        const auto& xdp = link["xdp"];
+        if (xdp.contains("prog")) progs.push_back(xdp["prog"].value("name", ""));
+        for (const auto& a : xdp.value("attached", nlohmann::json::array()))
+            if (a.contains("prog")) progs.push_back(a["prog"].value("name", ""));
+        bool ours = false;
+        for (const auto& p : progs) ours = ours || p == wanted;
+        if (ours) found.push_back(name);
+        else if (other && !progs.empty()) other->push_back(name + ": " + progs.front());
+    }
+    return found;
+}
+
+}  // namespace sluice::cluster
