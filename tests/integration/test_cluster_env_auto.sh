@@ -23,10 +23,11 @@ PATH="$STANDIN:$PATH" FAKE_INCUS_DENY=1 "$SLUICE" cluster status --env auto --js
 it_expect_eq "with permission errors: still the remote cluster, through sg" "loss-cluster" "$(env_of <"$IT_TMP/status.json")"
 it_check "incus calls were retried as sg incus-admin -c" grep -q '^sg incus-admin -c incus info loss:bpfrx-fw0' "$FAKE_INCUS_LOG"
 
-PATH="$STANDIN:$PATH" "$SLUICE" cluster up --env auto >"$IT_TMP/up.out" 2>&1
+PATH="$STANDIN:$PATH" "$SLUICE" cluster up --env auto --dry-run >"$IT_TMP/up.out" 2>&1
 rc=$?
-it_expect_eq "cluster up on an Incus environment is left to the setup script (exit 2)" 2 "$rc"
-it_check "... and prints the command" grep -q "cluster/incus/setup.sh up --remote loss" "$IT_TMP/up.out"
+it_expect_eq "cluster up --dry-run on the detected Incus environment exits 0" 0 "$rc"
+it_check "... and prints the incus commands for remote loss" grep -qx "incus network create loss:sluice-lan ipv4.address=none ipv6.address=none" "$IT_TMP/up.out"
+it_check "... firewall VMs with fixed MACs" grep -qx "incus init images:debian/12/cloud loss:bpfrx-fw0 --vm" "$IT_TMP/up.out"
 
 : >"$FAKE_INCUS_SCENARIO"
 PATH="$STANDIN:$PATH" "$SLUICE" cluster status --env auto --prefix "zz$$" >"$IT_TMP/ns.out" 2>&1

@@ -359,7 +359,7 @@ Status incus_cluster_up(const Environment& environment, IncusCli& incus, const I
         if (auto s = wait_ready(run, node.name); !s) return fail(s.error());
         for (const auto& c : node.configure)
             if (auto r = run.exec(node.name, c); !r) return fail(r.error());
-        out << "cluster: " << node.role << " " << node.name << " up\n";
+        if (!options.dry_run) out << "cluster: " << node.role << " " << node.name << " up\n";
     }
 
     // The firewalls' config: the netns cluster's (lan0 trust, wan0 untrust).
@@ -372,7 +372,7 @@ Status incus_cluster_up(const Environment& environment, IncusCli& incus, const I
     for (const auto& node : plan.nodes) {
         if (!node.firewall) continue;
         if (auto s = install_firewall(run, node, package, config.string()); !s) return fail(s.error());
-        out << "cluster: sluice running on " << node.name << " (attached on lan0, wan0)\n";
+        if (!options.dry_run) out << "cluster: sluice running on " << node.name << " (attached on lan0, wan0)\n";
     }
     for (const auto& node : plan.nodes) {
         if (node.role != "wan-host") continue;
@@ -383,8 +383,9 @@ Status incus_cluster_up(const Environment& environment, IncusCli& incus, const I
                 !r)
                 return fail(r.error());
         }
-        out << "cluster: iperf3 -s on " << node.name << " (unit sluice-iperf3)\n";
+        if (!options.dry_run) out << "cluster: iperf3 -s on " << node.name << " (unit sluice-iperf3)\n";
     }
+    if (options.dry_run) return {};
     out << "cluster: up; LAN host 198.18.1.10 / 2001:2:0:1::10 -> " << environment.fw0
         << " -> WAN host 198.18.100.200 / 2001:2:0:100::200\n";
     return {};

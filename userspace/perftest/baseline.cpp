@@ -63,7 +63,7 @@ private:
     std::ostream& log_;
 };
 
-// Incus firewalls run sluice as the systemd unit `sluice` (cluster/incus/).
+// Incus firewalls run sluice as the systemd unit `sluice` (cluster/incus_cluster.h).
 class IncusSwitch : public FirewallSwitch {
 public:
     IncusSwitch(cluster::Executor& executor, const cluster::Environment& environment, bool nftables)
