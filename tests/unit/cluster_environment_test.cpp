@@ -38,7 +38,14 @@ TEST(ClusterEnvironments, ShippedFileHasTheSeedsEnvironments) {
     auto envs = load_environments(kShipped);
     ASSERT_TRUE(envs) << envs.error().message;
     EXPECT_EQ(envs->detection_order,
-              (std::vector<std::string>{"loss-cluster", "local-cluster", "standalone", "netns"}));
+              (std::vector<std::string>{"loss-cluster", "local-cluster", "standalone", "incus", "netns"}));
+
+    // This machine's Incus cluster: container firewalls from the offline image.
+    const Environment* incus = envs->find("incus");
+    ASSERT_NE(incus, nullptr);
+    EXPECT_EQ(incus->fw0, "sluice-fw0");
+    EXPECT_EQ(incus->fw_instance_type, "container");
+    EXPECT_EQ(incus->image, "sluice/node");
 
     const Environment* loss = envs->find("loss-cluster");
     ASSERT_NE(loss, nullptr);
@@ -51,6 +58,9 @@ TEST(ClusterEnvironments, ShippedFileHasTheSeedsEnvironments) {
     EXPECT_EQ(loss->baseline.ipv4.describe(), "22+ Gbps");
     EXPECT_EQ(loss->baseline.ipv6.describe(), "19+ Gbps");
     EXPECT_EQ(loss->baseline.xdp_mode, "native");
+    EXPECT_EQ(loss->fw_instance_type, "vm");
+    EXPECT_EQ(loss->host_instance_type, "container");
+    EXPECT_EQ(loss->image, "images:debian/12/cloud");
     EXPECT_EQ(loss->normal.streams, 4);
     EXPECT_EQ(loss->normal.seconds, 10);
     EXPECT_EQ(loss->normal.timeout_seconds, 0);
@@ -118,8 +128,8 @@ TEST(ClusterEnvironments, ErrorsNameFileLineAndField) {
     EXPECT_EQ(error_of(with("ipv4: \"4-7\"", "ipv4: \"9-4\"")),
               "envs.yaml:7: environments.netns.baseline.ipv4: '9-4': the upper bound is below the lower");
     EXPECT_EQ(error_of(with("    kind: netns\n", "    kind: netns\n    remtoe: x\n")),
-              "envs.yaml:5: environments.netns.remtoe: unknown key (expected one of: baseline, description, iperf3, "
-              "kind, nodes, remote, targets)");
+              "envs.yaml:5: environments.netns.remtoe: unknown key (expected one of: baseline, description, image, "
+              "instance-types, iperf3, kind, nodes, remote, targets)");
     EXPECT_EQ(error_of(with("    kind: netns\n", "    kind: netns\n    remote: loss\n")),
               "envs.yaml:5: environments.netns.remote: only incus environments have a remote");
     EXPECT_EQ(error_of(with("ipv4: 198.18.100.200", "ipv4: \"2001:2::1\"")),
@@ -141,6 +151,23 @@ TEST(ClusterEnvironments, ErrorsNameFileLineAndField) {
     auto missing = load_environments("/nonexistent/environments.yaml");
     ASSERT_FALSE(missing);
     EXPECT_EQ(missing.error().message, "cannot read environments file /nonexistent/environments.yaml");
+}
+
+TEST(ClusterEnvironments, InstanceTypesAndImageAreIncusOnly) {
+    EXPECT_EQ(error_of(with("    kind: netns\n", "    kind: netns\n    image: sluice/node\n")),
+              "envs.yaml:5: environments.netns.image: only incus environments have an image");
+    const std::string incus = "    kind: incus\n";
+    EXPECT_EQ(error_of(with("    kind: netns\n", incus + "    instance-types: { firewalls: lxc }\n")),
+              "envs.yaml:5: environments.netns.instance-types.firewalls: 'lxc' is not an instance type (vm or "
+              "container)");
+    EXPECT_EQ(error_of(with("    kind: netns\n", incus + "    instance-types: { firewall: vm }\n")),
+              "envs.yaml:5: environments.netns.instance-types.firewall: unknown key (expected one of: firewalls, "
+              "hosts)");
+    auto r = parse_environments(with("    kind: netns\n", incus + "    instance-types: { firewalls: container }\n"),
+                                "envs.yaml");
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->environments[0].fw_instance_type, "container");
+    EXPECT_EQ(r->environments[0].host_instance_type, "container");
 }
 
 TEST(ClusterEnvironments, SelectByNameOrListTheKnownOnes) {

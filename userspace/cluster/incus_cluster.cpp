@@ -137,6 +137,19 @@ Result<std::set<std::string>> incus_names(IncusCli& incus, bool networks, const 
     return names;
 }
 
+// The instances and networks that exist now.
+struct Present {
+    std::set<std::string> instances, networks;
+};
+
+Result<Present> present_objects(IncusCli& incus, const std::string& remote) {
+    auto networks = incus_names(incus, true, remote);
+    if (!networks) return networks.error();
+    auto instances = incus_names(incus, false, remote);
+    if (!instances) return instances.error();
+    return Present{*instances, *networks};
+}
+
 class Runner {
 public:
     Runner(IncusCli& incus, bool dry_run, std::ostream& out) : incus_(incus), dry_(dry_run), out_(out) {}
@@ -308,22 +321,19 @@ Status incus_cluster_up(const Environment& environment, IncusCli& incus, const I
                         std::ostream& out) {
     const IncusPlan plan = plan_incus_cluster(environment);
     Runner run(incus, options.dry_run, out);
-    std::set<std::string> networks, instances;
+    Present present;
     std::string package;
     if (!options.dry_run) {
-        auto n = incus_names(incus, true, plan.remote);
-        if (!n) return n.error();
-        networks = *n;
-        auto i = incus_names(incus, false, plan.remote);
-        if (!i) return i.error();
-        instances = *i;
+        auto p = present_objects(incus, plan.remote);
+        if (!p) return p.error();
+        present = *p;
         auto image = incus.run({"image", "info", qualify(plan.remote, plan.image)}, kIncusTimeout);
         if (plan.image.find(':') == std::string::npos && (!image || image->exit_status != 0))
             return make_error("image " + plan.image + " is not in Incus: build it with scripts/incus-image.sh (" +
                               describe(image) + ")");
-        auto p = find_package(options.package, out);
-        if (!p) return p.error();
-        package = *p;
+        auto deb = find_package(options.package, out);
+        if (!deb) return deb.error();
+        package = *deb;
     } else {
         package = options.package.empty() ? "build/sluice_VERSION_amd64.deb" : options.package;
     }
@@ -337,7 +347,7 @@ Status incus_cluster_up(const Environment& environment, IncusCli& incus, const I
     };
 
     for (const auto& net : plan.networks) {
-        if (networks.count(bare(net))) {
+        if (present.networks.count(bare(net))) {
             out << "cluster: network " << net << " exists; keeping it\n";
             continue;
         }
@@ -346,7 +356,7 @@ Status incus_cluster_up(const Environment& environment, IncusCli& incus, const I
         undo.push_back({"network", "delete", net});
     }
     for (const auto& node : plan.nodes) {
-        if (instances.count(bare(node.name))) {
+        if (present.instances.count(bare(node.name))) {
             out << "cluster: instance " << node.name << " exists; keeping it\n";
             if (auto s = run.incus({"start", node.name}); !s && s.error().message.find("already running") == std::string::npos)
                 return fail(s.error());
@@ -394,23 +404,20 @@ Status incus_cluster_up(const Environment& environment, IncusCli& incus, const I
 Status incus_cluster_down(const Environment& environment, IncusCli& incus, bool dry_run, std::ostream& out) {
     const IncusPlan plan = plan_incus_cluster(environment);
     Runner run(incus, dry_run, out);
-    std::set<std::string> networks, instances;
+    Present present;
     if (!dry_run) {
-        auto n = incus_names(incus, true, plan.remote);
-        if (!n) return n.error();
-        networks = *n;
-        auto i = incus_names(incus, false, plan.remote);
-        if (!i) return i.error();
-        instances = *i;
+        auto p = present_objects(incus, plan.remote);
+        if (!p) return p.error();
+        present = *p;
     }
     std::string failures;
     for (auto it = plan.nodes.rbegin(); it != plan.nodes.rend(); ++it) {
-        if (!dry_run && !instances.count(bare(it->name))) continue;
+        if (!dry_run && !present.instances.count(bare(it->name))) continue;
         if (auto s = run.incus({"delete", "--force", it->name}); !s) failures += "\n" + s.error().message;
         else if (!dry_run) out << "cluster: deleted instance " << it->name << "\n";
     }
     for (const auto& net : plan.networks) {
-        if (!dry_run && !networks.count(bare(net))) continue;
+        if (!dry_run && !present.networks.count(bare(net))) continue;
         if (auto s = run.incus({"network", "delete", net}); !s) failures += "\n" + s.error().message;
         else if (!dry_run) out << "cluster: deleted network " << net << "\n";
     }
