@@ -61,7 +61,10 @@ struct packet_ctx {
 	__u8 session_reply;           /* packet matched its session's reply entry */
 	__u8 forward_checked;         /* xdp_nat_prog already ran forward_pass_reason */
 	__u8 synproxy;                /* enum synproxy_stage: what xdp_synproxy_prog does */
+	__u8 synproxy_refusal;        /* SYNPROXY_REFUSE: the stat_reason the flow was refused under */
 	__u8 source_counted;          /* the new session counts against its source (screen.bpf.h) */
 };
+
+_Static_assert(STAT_REASON_COUNT <= 256, "synproxy_refusal keeps a stat_reason in a byte");
 
 #endif

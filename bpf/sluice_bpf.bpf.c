@@ -227,6 +227,16 @@ int xdp_splice_prog(struct xdp_md *ctx)
 	return jump(ctx, SLUICE_JUMP_FORWARD);
 }
 
+/* The SYN proxy completed a client's handshake, but its flow may not open:
+ * xdp_synproxy_prog resets the client (a client left believing it is
+ * connected would wait for its timeout), counted under `reason`. */
+static __always_inline int synproxy_refuse(struct xdp_md *ctx, struct packet_ctx *pc, int reason)
+{
+	pc->synproxy = SYNPROXY_REFUSE;
+	pc->synproxy_refusal = reason;
+	return jump(ctx, SLUICE_JUMP_SYNPROXY);
+}
+
 /* The first packet of a flow (no session): route, classify, act. */
 SEC("xdp")
 int xdp_policy_prog(struct xdp_md *ctx)
@@ -306,7 +316,7 @@ int xdp_policy_prog(struct xdp_md *ctx)
 			/* A cookie came back: the flow starts now, without
 			 * inspection (the stage terminates TCP itself). */
 			if (action != POLICY_ACTION_PERMIT)
-				return drop(STAT_DROP_TCP_NO_SESSION);
+				return synproxy_refuse(ctx, pc, STAT_DROP_TCP_NO_SESSION);
 			punt = SESSION_PUNT_SYNPROXY;
 		} else if (action == POLICY_ACTION_PERMIT && pc->protocol == IPPROTO_TCP && pc->frag == FRAG_NONE &&
 			   synproxy_wanted(cfg, pc, now)) {
@@ -320,7 +330,7 @@ int xdp_policy_prog(struct xdp_md *ctx)
 		if (!err)
 			err = session_create(pc, cfg, policy_id, ruleset_id, punt, now);
 		if (err)
-			return drop(err);
+			return pc->synproxy == SYNPROXY_ACK_VALID ? synproxy_refuse(ctx, pc, err) : drop(err);
 		screen_session_opened(pc);
 		count(STAT_SESSION_CREATED);
 		frag_record(pc, FRAG_VERDICT_FOLLOW, now);
@@ -344,6 +354,11 @@ int xdp_policy_prog(struct xdp_md *ctx)
 		return jump(ctx, SLUICE_JUMP_FORWARD);
 	}
 
+	/* A client the proxy answered, now denied (the policy changed since
+	 * its SYN): it believes it is connected, so it is told otherwise. */
+	if (pc->synproxy == SYNPROXY_ACK_VALID)
+		return synproxy_refuse(ctx, pc, policy_id == SESSION_POLICY_RELATED ? STAT_DROP_POLICY_DEFAULT
+											   : STAT_DROP_POLICY_DENY);
 	/* No session: remember the verdict for the flow's next packets. */
 	if (!cached || cached->config_generation != cfg->config_generation ||
 	    cached->fib_generation != cfg->fib_generation) {
@@ -457,6 +472,14 @@ int xdp_synproxy_prog(struct xdp_md *ctx)
 		if (rc < 0)
 			return drop(STAT_DROP_INTERNAL);
 		return rc;
+	case SYNPROXY_REFUSE:
+		count(pc->synproxy_refusal);
+		if (sc)
+			sc->syn_proxy_refused += 1;
+		if (reject_tcp(ctx, pc))
+			return drop(STAT_DROP_INTERNAL);
+		count(STAT_REJECT_TCP_RST);
+		return XDP_TX;
 	default:
 		return drop(STAT_DROP_INTERNAL);
 	}

@@ -42,6 +42,7 @@ enum synproxy_stage {
 	SYNPROXY_ACK_VALID = 3,     /* it did: xdp_policy_prog admits the flow */
 	SYNPROXY_SEND_SYN = 4,      /* the session exists: the packet becomes the SYN to the server */
 	SYNPROXY_SERVER_SYNACK = 5, /* the server answered: splice, then tc_punt_prog completes */
+	SYNPROXY_REFUSE = 6,        /* a returned cookie, but the flow may not open: reset the client */
 };
 
 #define SYNPROXY_TTL 64

@@ -100,7 +100,7 @@ struct zone_syn_rate {
  * generation when a config is applied to it. */
 struct screen_counter {
 	__u64 syn_proxy_cookies_sent;      /* SYN-ACKs with a cookie */
-	__u64 syn_proxy_cookies_valid;     /* ACKs that returned one: sessions created */
+	__u64 syn_proxy_cookies_valid;     /* ACKs that returned one */
 	__u64 syn_proxy_cookies_invalid;   /* ACKs with no session and no valid cookie: dropped */
 	__u64 syn_proxy_server_syns;       /* SYNs sent to servers, retransmissions included */
 	__u64 syn_proxy_established;       /* server handshakes completed */
@@ -113,6 +113,8 @@ struct screen_counter {
 	__u64 destination_udp_drops;       /* UDP packets over a destination's rate */
 	__u64 scans_detected;              /* sources that crossed a scan threshold in a window */
 	__u64 scan_drops;                  /* packets of blocked scanners dropped */
+	__u64 syn_proxy_refused;           /* valid cookies whose flow was refused (a limit, a full
+	                                    * table, the policy since the SYN): the client is reset */
 };
 
 /* The kernel's SYN-cookie MSS classes (net/ipv4/syncookies.c,

@@ -120,9 +120,9 @@ protected:
     screen_counter screen(uint16_t zone) { return read_screen_counter(env_->map_fd(SLUICE_MAP_SCREEN_HITS), env_->map_fd(SLUICE_MAP_RUNTIME_CONFIG), zone); }
 
     // The client's SYN: MSS 1460, SACK-permitted, TS(111, 0), window scale 7.
-    Bytes client_syn(bool timestamps = true, uint16_t mss = 1460) const {
+    Bytes client_syn(bool timestamps = true, uint16_t mss = 1460, uint16_t port = kClientPort) const {
         Bytes opts = timestamps ? cat({mss_opt(mss), kSackPerm, ts_opt(111, 0), kNop, ws_opt(7)}) : mss_opt(mss);
-        return client().tcp(kClientPort, kServerPort).seq(kClientIsn).syn().window(64240).tcp_options(opts).build();
+        return client().tcp(port, kServerPort).seq(kClientIsn).syn().window(64240).tcp_options(opts).build();
     }
 
     // Runs the SYN; returns the SYN-ACK (checked) and its cookie and TSval.
@@ -131,7 +131,7 @@ protected:
         uint32_t tsval = 0;
         TcpOptions options;
     };
-    SynAck answer(const Bytes& syn) {
+    SynAck answer(const Bytes& syn, uint16_t port = kClientPort) {
         SynAck out;
         auto r = run(syn, lan_if());
         EXPECT_EQ(r.retval, XDP_TX) << xdp_verdict_name(r.retval);
@@ -145,7 +145,7 @@ protected:
         EXPECT_EQ(f->src_ip, v6() ? kWanHost6.str() : kWanHost4.str());
         EXPECT_EQ(f->dst_ip, v6() ? kLanHost6.str() : kLanHost4.str());
         EXPECT_EQ(f->sport, kServerPort);
-        EXPECT_EQ(f->dport, kClientPort);
+        EXPECT_EQ(f->dport, port);
         EXPECT_EQ(f->tcp_flags, 0x12) << "SYN+ACK";
         EXPECT_EQ(f->ack, kClientIsn + 1);
         EXPECT_EQ(f->tcp_window, 0) << "the client may send nothing before the server answers";
@@ -155,8 +155,8 @@ protected:
         return out;
     }
 
-    Bytes client_ack(const SynAck& sa, bool timestamps = true, uint32_t ack_delta = 1) const {
-        auto b = client().tcp(kClientPort, kServerPort).seq(kClientIsn + 1).ack_seq(sa.cookie + ack_delta).ack().window(502);
+    Bytes client_ack(const SynAck& sa, bool timestamps = true, uint32_t ack_delta = 1, uint16_t port = kClientPort) const {
+        auto b = client().tcp(port, kServerPort).seq(kClientIsn + 1).ack_seq(sa.cookie + ack_delta).ack().window(502);
         if (timestamps) b.tcp_options(cat({kNop, kNop, ts_opt(112, sa.tsval)}));
         return b.build();
     }
@@ -248,6 +248,55 @@ TEST_P(SynProxyTest, ForgedAckIsDroppedAndCounted) {
     EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_SYNPROXY_BAD_COOKIE));
     EXPECT_EQ(sessions(), 0u);
     EXPECT_EQ(screen(1).syn_proxy_cookies_invalid, 4u);
+}
+
+// A client whose cookie came back but whose flow may not open (here: its
+// source's rate of new sessions; then a policy changed since the SYN)
+// believes it is connected: it gets a RST at the sequence it acknowledged,
+// counted under the reason, and no session is left.
+TEST_P(SynProxyTest, RefusedFlowResetsTheClient) {
+    std::string yaml = kSynProxyYaml;
+    yaml.replace(yaml.find("{ syn-proxy: always }"), 21, "{ syn-proxy: always, source-limit: { new-sessions: 1 } }");
+    ASSERT_TRUE(env_->apply(yaml).ok());
+    SynAck first = answer(client_syn());
+    ASSERT_EQ(run(client_ack(first), lan_if()).retval, XDP_REDIRECT) << "the first flow opens";
+    const uint16_t port = kClientPort + 1;
+    SynAck sa = answer(client_syn(true, 1460, port), port);
+    const size_t before = sessions();
+    snapshot_stats();
+    Bytes expected = (v6() ? PacketBuilder().eth(lan_mac(), kLanHostMac).ipv6(kWanHost6, kLanHost6).hop_limit(64)
+                           : PacketBuilder().eth(lan_mac(), kLanHostMac).ipv4(kWanHost4, kLanHost4).ttl(64)
+                                 .dont_fragment())
+                         .tcp(kServerPort, port)
+                         .seq(sa.cookie + 1)
+                         .flags(tcp_flag::kRst)
+                         .window(0)
+                         .build();
+    auto r = expect_fixture({"the second flow's ACK, over the source's rate", client_ack(sa, true, 1, port), lan_if(),
+                             XDP_TX, expected});
+    auto sums = verify_checksums(r.output);
+    EXPECT_TRUE(sums.ok()) << sums.describe();
+    EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_SCREEN_SOURCE_RATE));
+    EXPECT_EQ(stat_change(STAT_REJECT_TCP_RST), 1);
+    EXPECT_EQ(stat_change(STAT_DROP_SYNPROXY_BAD_COOKIE), 0) << "a valid cookie is not counted as forged";
+    EXPECT_EQ(sessions(), before) << "no session for the refused flow";
+    EXPECT_EQ(screen(1).syn_proxy_refused, 1u);
+    EXPECT_EQ(screen(1).source_rate_drops, 1u);
+
+    // The policy no longer permits the flow when its ACK returns.
+    SynAck late = answer(client_syn(true, 1460, port + 1), port + 1);
+    std::string deny = kSynProxyYaml;
+    deny.replace(deny.find("action: permit"), 14, "action: deny");
+    ASSERT_TRUE(env_->apply(deny).ok());
+    snapshot_stats();
+    r = run(client_ack(late, true, 1, port + 1), lan_if());
+    EXPECT_EQ(r.retval, XDP_TX) << "a RST to the client";
+    auto f = parse_frame(r.output);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->tcp_flags, tcp_flag::kRst);
+    EXPECT_EQ(f->seq, late.cookie + 1);
+    EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_POLICY_DENY));
+    EXPECT_EQ(screen(1).syn_proxy_refused, 1u) << "counted in the new generation";
 }
 
 // After the server's SYN-ACK: the splice maps the server's ISN, TSval and

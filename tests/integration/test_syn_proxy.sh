@@ -78,5 +78,43 @@ it_expect_eq "show screens counts the untrust zone's cookies as show stats does"
     "$(echo "$screens" | "$IT_PY" -c 'import json,sys
 for z in json.load(sys.stdin)["zones"]:
     if z["zone"] == "untrust": print(z["counters"]["syn_proxy_cookies_sent"])')"
+it_log "checking: a flow refused after its cookie returned is reset, not left hanging"
+sed -i 's/syn-proxy: always }/syn-proxy: always, source-limit: { new-sessions: 10 } }/' "$IT_TMP/fw.yaml"
+grep -q 'new-sessions: 10' "$IT_TMP/fw.yaml" || it_fail "config has the source limit"
+sluice_fw reload >/dev/null || it_fail "reload with source-limit"
+refused_before=$(stat_value drop-screen-source-rate)
+outcome=$(wan "$IT_PY" - "$LAN4" <<'PY'
+import socket, sys, threading
+results = []
+def one():
+    s = socket.socket()
+    s.settimeout(5)
+    try:
+        s.connect((sys.argv[1], 8081))
+        data = s.recv(100)
+        results.append("ok" if data else "closed")
+    except ConnectionResetError:
+        results.append("reset")
+    except socket.timeout:
+        results.append("timeout")
+    except OSError as e:
+        results.append("error")
+    finally:
+        s.close()
+threads = [threading.Thread(target=one) for _ in range(30)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(results.count("ok"), results.count("reset"), results.count("timeout"), len(results) - results.count("ok") - results.count("reset") - results.count("timeout"))
+PY
+)
+read -r ok reset timeout other <<<"$outcome"
+refused=$(( $(stat_value drop-screen-source-rate) - refused_before ))
+it_log "30 parallel connections from one source over a limit of 10/s: $ok answered, $reset reset, $timeout timed out, $other other"
+it_expect_eq "none is left hanging (timed out)" 0 "$timeout"
+it_check "some were answered and some reset ($ok, $reset)" test "$ok" -ge 1 -a "$reset" -ge 1
+it_expect_eq "every reset is a refusal counted under drop-screen-source-rate" "$reset" "$refused"
+it_expect_eq "... and under the zone's syn_proxy_refused" "$reset" "$(sluice_fw show screens --json | "$IT_PY" -c 'import json,sys
+for z in json.load(sys.stdin)["zones"]:
+    if z["zone"] == "untrust": print(z["counters"]["syn_proxy_refused"])')"
 sluice_fw show screens
 it_finish

@@ -72,7 +72,8 @@ int show_screens(const InstancePaths& paths, const json& state, bool json_out, s
                            {"destination_icmp_drops", w[10]},
                            {"destination_udp_drops", w[11]},
                            {"scans_detected", w[12]},
-                           {"scan_drops", w[13]}}}});
+                           {"scan_drops", w[13]},
+                           {"syn_proxy_refused", w[14]}}}});
         for (const char* limit : {"source_sessions", "source_new_sessions_per_second",
                                   "destination_new_sessions_per_second", "source_icmp_packets_per_second",
                                   "source_udp_packets_per_second", "destination_icmp_packets_per_second",
