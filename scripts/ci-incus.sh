@@ -50,7 +50,7 @@ for _ in $(seq 120); do
     [ "$state" = running ] || [ "$state" = degraded ] && break
     sleep 0.5
 done
-incus file push -r "$work/sluice" "$NAME/root/"
+incus file push -r "$work/sluice" "$NAME/root/" >/dev/null
 log "running scripts/test.sh in $NAME"
 rc=0
 incus exec "$NAME" --env SLUICE_SKIP_INCUS=1 --cwd /root/sluice -- bash scripts/test.sh || rc=$?

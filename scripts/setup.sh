@@ -10,6 +10,8 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libnl-3-dev libnl-route-3-dev libhyperscan-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
+  # the Debian package: cpack's DEB generator runs dpkg-shlibdeps and file
+  dpkg-dev file
   # run time, tests and the main job
   iproute2 iputils-ping iputils-tracepath iperf3 ethtool nftables tcpdump socat netcat-openbsd
   linux-perf procps python3 python3-scapy

@@ -61,7 +61,7 @@ for n in sluice-lan-host sluice-fw0 sluice-wan-host; do
     it_check "$n: no NTP client" sh -c "! incus exec $n -- systemctl is-active -q systemd-timesyncd"
     it_check "$n: every NIC is on a sluice-* network" sh -c "! incus config show $n --expanded | grep 'network:' | grep -vq 'network: sluice-'"
 done
-for net in sluice-lan sluice-wan sluice-fabric; do
+for net in sluice-lan sluice-wan sluice-fab; do
     it_check "network $net has no address, so no NAT, DHCP or DNS" sh -c \
         "incus network get $net ipv4.address | grep -qx none && incus network get $net ipv6.address | grep -qx none"
 done
@@ -104,7 +104,7 @@ UP=0
 for name in sluice-lan-host sluice-fw0 sluice-fw1 sluice-wan-host; do
     it_check "instance $name is gone" sh -c "! incus info $name >/dev/null 2>&1"
 done
-for net in sluice-lan sluice-wan sluice-fabric; do
+for net in sluice-lan sluice-wan sluice-fab; do
     it_check "network $net is gone" sh -c "! incus network show $net >/dev/null 2>&1"
 done
 it_finish

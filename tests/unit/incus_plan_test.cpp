@@ -31,13 +31,13 @@ bool has(const std::vector<std::vector<std::string>>& cmds, const std::vector<st
 
 TEST(IncusPlan, TopologyAndAddresses) {
     IncusPlan plan = plan_incus_cluster(incus_env("container"));
-    EXPECT_EQ(plan.networks, (std::vector<std::string>{"sluice-lan", "sluice-wan", "sluice-fabric"}));
+    EXPECT_EQ(plan.networks, (std::vector<std::string>{"sluice-lan", "sluice-wan", "sluice-fab"}));
     ASSERT_EQ(plan.nodes.size(), 4u);
     const IncusNodePlan& fw1 = plan.nodes[2];
     EXPECT_EQ(fw1.role, "fw1");
     EXPECT_TRUE(fw1.firewall);
     EXPECT_EQ(fw1.nics, (std::vector<std::pair<std::string, std::string>>{
-                            {"lan0", "sluice-lan"}, {"wan0", "sluice-wan"}, {"fab0", "sluice-fabric"}}));
+                            {"lan0", "sluice-lan"}, {"wan0", "sluice-wan"}, {"fab0", "sluice-fab"}}));
     EXPECT_TRUE(has(fw1.configure, {"ip", "addr", "replace", "198.18.100.2/24", "dev", "wan0"}));
     EXPECT_TRUE(has(fw1.configure, {"ip", "-6", "addr", "replace", "2001:2:0:2::2/64", "dev", "fab0", "nodad"}));
     const IncusNodePlan& lan = plan.nodes[0];

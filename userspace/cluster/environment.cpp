@@ -120,7 +120,8 @@ IperfParams parse_iperf(const Reader& r, const YAML::Node& v, const std::string&
 Environment parse_environment(const Reader& r, const std::string& name, const YAML::Node& v) {
     std::string path = "environments." + name;
     r.only_keys(v, path,
-                {"kind", "description", "remote", "nodes", "instance-types", "image", "targets", "iperf3", "baseline"});
+                {"kind", "description", "remote", "nodes", "instance-types", "image", "network-prefix", "targets",
+                 "iperf3", "baseline"});
     Environment env;
     env.name = name;
     std::string kind = r.string(v, "kind", path, true);
@@ -157,6 +158,16 @@ Environment parse_environment(const Reader& r, const std::string& name, const YA
                 r.fail(types[key], path + ".instance-types." + key, "'" + t + "' is not an instance type (vm or container)");
             *target = t;
         }
+    }
+    if (v["network-prefix"].IsDefined()) {
+        if (env.kind != EnvironmentKind::incus)
+            r.fail(v["network-prefix"], path + ".network-prefix", "only incus environments have networks");
+        env.network_prefix = r.string(v, "network-prefix", path, true);
+        // "<prefix>-lan" must fit a Linux interface name (15 characters).
+        if (env.network_prefix.rfind("sluice", 0) != 0 || env.network_prefix.size() > 11 ||
+            env.network_prefix.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+            r.fail(v["network-prefix"], path + ".network-prefix",
+                   "'" + env.network_prefix + "' must start with \"sluice\" (the host guard's pattern) and be at most 11 of a-z, 0-9, -");
     }
     if (v["image"].IsDefined()) {
         if (env.kind != EnvironmentKind::incus) r.fail(v["image"], path + ".image", "only incus environments have an image");

@@ -62,6 +62,10 @@ struct Environment {
     std::string fw_instance_type = "vm";
     std::string host_instance_type = "container";
     std::string image = "images:debian/12/cloud";
+    // The lab's bridges are <network-prefix>-lan, -wan, -fab; the prefix
+    // starts with "sluice" (scripts/incus-setup.sh's guard matches sluice-*),
+    // so two clusters on one daemon can each have their own.
+    std::string network_prefix = "sluice";
 
     std::string ipv4_target;
     std::string ipv6_target;  // "" = no IPv6 target

@@ -248,8 +248,9 @@ IncusPlan plan_incus_cluster(const Environment& environment) {
     plan.remote = environment.remote;
     plan.image = environment.image;
     const bool two_firewalls = !environment.fw1.empty();
-    const std::string lan = qualify(plan.remote, "sluice-lan"), wan = qualify(plan.remote, "sluice-wan"),
-                      fabric = qualify(plan.remote, "sluice-fabric");
+    const std::string& np = environment.network_prefix;
+    const std::string lan = qualify(plan.remote, np + "-lan"), wan = qualify(plan.remote, np + "-wan"),
+                      fabric = qualify(plan.remote, np + "-fab");
     plan.networks = {lan, wan};
     if (two_firewalls) plan.networks.push_back(fabric);
 

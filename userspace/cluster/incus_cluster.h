@@ -4,7 +4,7 @@
 //
 //   lan-host ── sluice-lan ──┬── fw0 ──┬── sluice-wan ── wan-host
 //                            └── fw1 ──┘
-//               fw0 ── sluice-fabric ── fw1
+//               fw0 ── sluice-fab ── fw1
 //
 // Networks are Incus bridges with no address of their own (so no DHCP, DNS or
 // NAT), named sluice-* (scripts/incus-setup.sh's host guard drops forwarding
