@@ -57,6 +57,13 @@ Result<CommandResult> IncusCli::run(const std::vector<std::string>& args, std::c
     // permission errors occur. Retry once; if that worked, keep using it.
     auto retry = runner_(via_sg, timeout);
     if (!retry) return retry;
+    if (retry->exit_status != 0 && (is_permission_error(retry->err) || lower(retry->err).find("password") != std::string::npos)) {
+        // sg could not switch either: this user is not in incus-admin. Say
+        // so, with incus's own words, rather than sg's "Invalid password".
+        retry->err = trim(r->err) + " (retried as `sg incus-admin -c`: " + trim(retry->err) +
+                     "). Add this user to the incus-admin group (usermod -aG incus-admin USER) or run as root.";
+        return retry;
+    }
     if (!is_permission_error(retry->err)) use_sg_ = true;
     return retry;
 }
