@@ -2,6 +2,9 @@
 # (docs/packaging.md): the binary in /usr/sbin, the systemd unit, an example
 # config in /etc/sluice (the real one is the operator's), the docs.
 include(GNUInstallDirs)
+# `cpack` (and `sluice cluster up`, which runs it) packages the built binary
+# without first building every test and benchmark.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
 
 install(TARGETS sluice RUNTIME DESTINATION ${CMAKE_INSTALL_SBINDIR} COMPONENT sluice)
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/sluice.service DESTINATION lib/systemd/system COMPONENT sluice)

@@ -46,9 +46,14 @@ fi
 hash=$(printf '%s\n' "${packages[@]}" | sort -u | sha256sum | cut -c1-12)
 CACHE=/var/cache/sluice/images/$VARIANT-$hash
 
+# An imported image is reused only if it was built from this package list.
 if incus image info "$ALIAS" >/dev/null 2>&1 && [ "$FORCE" = 0 ]; then
-    log "image $ALIAS is imported already (--force rebuilds it)"
-    exit 0
+    have=$(incus image get-property "$ALIAS" sluice.packages 2>/dev/null || true)
+    if [ "$have" = "$hash" ]; then
+        log "image $ALIAS is imported already, built from this package list ($hash; --force rebuilds it)"
+        exit 0
+    fi
+    log "image $ALIAS was built from another package list (${have:-unknown}, now $hash): rebuilding"
 fi
 
 if [ ! -f "$CACHE/rootfs.tar.gz" ] || [ "$FORCE" = 1 ]; then
@@ -74,7 +79,8 @@ cat >"$CACHE/metadata.yaml" <<YAML
 architecture: x86_64
 creation_date: $(date +%s)
 properties:
-  description: sluice $VARIANT node, Debian 12 (debootstrap, no network configuration)
+  description: sluice $VARIANT image, Debian 12 (debootstrap, no network configuration)
+  sluice.packages: "$hash"
   os: debian
   release: bookworm
   variant: $VARIANT

@@ -26,8 +26,8 @@ it_check "incus calls were retried as sg incus-admin -c" grep -q '^sg incus-admi
 PATH="$STANDIN:$PATH" "$SLUICE" cluster up --env auto --dry-run >"$IT_TMP/up.out" 2>&1
 rc=$?
 it_expect_eq "cluster up --dry-run on the detected Incus environment exits 0" 0 "$rc"
-it_check "... and prints the incus commands for remote loss" grep -qx "incus network create loss:sluice-lan ipv4.address=none ipv6.address=none" "$IT_TMP/up.out"
-it_check "... firewall VMs with fixed MACs" grep -qx "incus init images:debian/12/cloud loss:bpfrx-fw0 --vm" "$IT_TMP/up.out"
+it_check "... and prints the incus commands for remote loss" grep -qx "incus network create loss:sluice-lan ipv4.address=none ipv6.address=none user.sluice.cluster=loss-cluster" "$IT_TMP/up.out"
+it_check "... firewall VMs with fixed MACs" grep -qx "incus init images:debian/12/cloud loss:bpfrx-fw0 -c user.sluice.cluster=loss-cluster --vm" "$IT_TMP/up.out"
 
 : >"$FAKE_INCUS_SCENARIO"
 PATH="$STANDIN:$PATH" "$SLUICE" cluster status --env auto --prefix "zz$$" >"$IT_TMP/ns.out" 2>&1

@@ -18,11 +18,14 @@ command -v incus >/dev/null || it_skip "Incus is not installed (scripts/incus-se
 ENVS=(--env incus)
 STARTED_DAEMON=0
 UP=0
+FOREIGN=0
 incus_cleanup() {
+    if [ "$FOREIGN" = 1 ]; then incus delete --force sluice-wan-host >/dev/null 2>&1; fi
     if [ "$UP" = 1 ]; then "$SLUICE" cluster down "${ENVS[@]}" >>"$IT_TMP/cluster.log" 2>&1 || cat "$IT_TMP/cluster.log"; fi
     if [ "$STARTED_DAEMON" = 1 ]; then bash "$IT_SRC/scripts/incus-setup.sh" stop >>"$IT_TMP/setup.log" 2>&1; fi
 }
-trap 'incus_cleanup; it_cleanup' EXIT
+# it_cleanup reads the exit status first: keep it across incus_cleanup.
+trap 'rc=$?; incus_cleanup; (exit $rc); it_cleanup' EXIT
 
 if ! incus admin waitready --timeout 1 >/dev/null 2>&1; then
     it_log "starting incusd (scripts/incus-setup.sh)"
@@ -93,6 +96,8 @@ incus exec $fw -- sluice down >/dev/null 2>&1
 "$SLUICE" perf-test compare --quick "${ENVS[@]}" --no-history >"$IT_TMP/pt.out" 2>"$IT_TMP/pt.err"
 rc=$?
 it_expect_eq "perf-test exits 1" 1 "$rc"
+grep -q "was not measured through sluice on sluice-fw0: before the run, sluice's XDP program (xdp_main_prog) is attached on no interface" "$IT_TMP/pt.err" ||
+    { echo "--- perf-test said:"; cat "$IT_TMP/pt.err"; }
 it_check "it says sluice is attached on no interface of sluice-fw0" \
     grep -q "was not measured through sluice on sluice-fw0: before the run, sluice's XDP program (xdp_main_prog) is attached on no interface" "$IT_TMP/pt.err"
 it_check "no throughput is printed" sh -c "! grep -q Gbps '$IT_TMP/pt.out'"
@@ -107,4 +112,19 @@ done
 for net in sluice-lan sluice-wan sluice-fab; do
     it_check "network $net is gone" sh -c "! incus network show $net >/dev/null 2>&1"
 done
+
+it_log "an instance with a cluster node's name that sluice did not make is never adopted nor deleted"
+incus init sluice/node sluice-wan-host >/dev/null 2>&1 || it_fail "incus init of a foreign sluice-wan-host"
+FOREIGN=1
+UP=1
+"$SLUICE" cluster up "${ENVS[@]}" >"$IT_TMP/up2.log" 2>&1
+rc=$?
+UP=0
+it_check "cluster up refuses (exit $rc)" test "$rc" -ne 0
+it_check "... naming the instance it did not make" grep -q "instance sluice-wan-host exists and was not made by" "$IT_TMP/up2.log"
+it_check "... and removes what it had created" sh -c "! incus info sluice-fw0 >/dev/null 2>&1 && ! incus network show sluice-lan >/dev/null 2>&1"
+"$SLUICE" cluster down "${ENVS[@]}" >"$IT_TMP/down2.log" 2>&1
+it_check "cluster down leaves the foreign instance alone" incus info sluice-wan-host
+it_check "... and says so" grep -q "sluice-wan-host (not made by sluice cluster up; left alone)" "$IT_TMP/down2.log"
+incus delete --force sluice-wan-host >/dev/null 2>&1 && FOREIGN=0
 it_finish

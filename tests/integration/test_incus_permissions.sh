@@ -19,7 +19,7 @@ U="slit$$"
 U=${U:0:16}
 HOMEDIR="$IT_TMP/home"
 useradd -m -d "$HOMEDIR" -s /bin/sh "$U" || it_skip "cannot create a user"
-trap 'userdel -r "$U" >/dev/null 2>&1; it_cleanup' EXIT
+trap 'rc=$?; userdel -r "$U" >/dev/null 2>&1; (exit $rc); it_cleanup' EXIT
 chmod 755 "$IT_TMP"
 # The binary and the environments file must be readable by the user.
 as_user() { setpriv --reuid "$U" --regid "$U" --clear-groups env HOME="$HOMEDIR" "$@"; }

@@ -55,17 +55,19 @@ TEST(IncusPlan, TopologyAndAddresses) {
 TEST(IncusPlan, ContainerFirewallsArePrivilegedAndNameTheirNics) {
     IncusPlan plan = plan_incus_cluster(incus_env("container"));
     auto cmds = incus_create_instance(plan, plan.nodes[1]);
-    EXPECT_EQ(cmds[0], (std::vector<std::string>{"init", "sluice/node", "f0", "-c", "security.privileged=true"}));
+    EXPECT_EQ(cmds[0], (std::vector<std::string>{"init", "sluice/node", "f0", "-c", "user.sluice.cluster=t", "-c",
+                                                 "security.privileged=true"}));
     EXPECT_TRUE(has(cmds, {"config", "device", "add", "f0", "wan0", "nic", "network=sluice-wan", "name=wan0"}));
     // Hosts are not privileged.
-    EXPECT_EQ(incus_create_instance(plan, plan.nodes[0])[0], (std::vector<std::string>{"init", "sluice/node", "l"}));
+    EXPECT_EQ(incus_create_instance(plan, plan.nodes[0])[0],
+              (std::vector<std::string>{"init", "sluice/node", "l", "-c", "user.sluice.cluster=t"}));
 }
 
 TEST(IncusPlan, VmFirewallsGetMacsAndCloudInitNames) {
     IncusPlan plan = plan_incus_cluster(incus_env("vm", "loss"));
     EXPECT_EQ(plan.networks[0], "loss:sluice-lan");
     auto cmds = incus_create_instance(plan, plan.nodes[1]);
-    EXPECT_EQ(cmds[0], (std::vector<std::string>{"init", "sluice/node", "loss:f0", "--vm"}));
+    EXPECT_EQ(cmds[0], (std::vector<std::string>{"init", "sluice/node", "loss:f0", "-c", "user.sluice.cluster=t", "--vm"}));
     EXPECT_TRUE(has(cmds, {"config", "device", "add", "loss:f0", "lan0", "nic", "network=sluice-lan",
                            "hwaddr=02:5c:00:10:01:00"}));
     const auto& last = cmds.back();
@@ -73,8 +75,9 @@ TEST(IncusPlan, VmFirewallsGetMacsAndCloudInitNames) {
     EXPECT_EQ(last[2], "loss:f0");
     EXPECT_NE(last[3].find("lan0: { match: { macaddress: \"02:5c:00:10:01:00\" }, set-name: lan0"), std::string::npos)
         << last[3];
-    EXPECT_EQ(incus_create_network("loss:sluice-lan")[0],
-              (std::vector<std::string>{"network", "create", "loss:sluice-lan", "ipv4.address=none", "ipv6.address=none"}));
+    EXPECT_EQ(incus_create_network("loss:sluice-lan", "t")[0],
+              (std::vector<std::string>{"network", "create", "loss:sluice-lan", "ipv4.address=none", "ipv6.address=none",
+                                        "user.sluice.cluster=t"}));
 }
 
 TEST(IncusPlan, OneFirewallHasNoFabric) {

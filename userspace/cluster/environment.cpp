@@ -164,10 +164,11 @@ Environment parse_environment(const Reader& r, const std::string& name, const YA
             r.fail(v["network-prefix"], path + ".network-prefix", "only incus environments have networks");
         env.network_prefix = r.string(v, "network-prefix", path, true);
         // "<prefix>-lan" must fit a Linux interface name (15 characters).
-        if (env.network_prefix.rfind("sluice", 0) != 0 || env.network_prefix.size() > 11 ||
+        if ((env.network_prefix != "sluice" && env.network_prefix.rfind("sluice-", 0) != 0) ||
+            env.network_prefix.size() > 11 ||
             env.network_prefix.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
             r.fail(v["network-prefix"], path + ".network-prefix",
-                   "'" + env.network_prefix + "' must start with \"sluice\" (the host guard's pattern) and be at most 11 of a-z, 0-9, -");
+                   "'" + env.network_prefix + "' must be sluice or start with sluice- (the host guard matches sluice-*), at most 11 of a-z, 0-9, -");
     }
     if (v["image"].IsDefined()) {
         if (env.kind != EnvironmentKind::incus) r.fail(v["image"], path + ".image", "only incus environments have an image");

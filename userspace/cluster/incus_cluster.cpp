@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 #include "cluster/netns_cluster.h"
 #include "cluster/process.h"
@@ -117,9 +118,14 @@ Result<std::string> find_package(const std::string& given, std::ostream& out) {
     return deb.string();
 }
 
-// The incus objects present: names of the instances (`incus list`) or the
-// networks (`incus network list`), from their JSON.
-Result<std::set<std::string>> incus_names(IncusCli& incus, bool networks, const std::string& remote) {
+// Instances and networks `up` creates carry this key (the environment's
+// name): `up` only adopts, and `down` only deletes, what carries it, never a
+// user's own instance that merely has the same name.
+constexpr const char* kOwnerKey = "user.sluice.cluster";
+
+// The incus objects present (`incus list` / `incus network list`, JSON):
+// name -> the environment that made it ("" when sluice did not).
+Result<std::map<std::string, std::string>> incus_names(IncusCli& incus, bool networks, const std::string& remote) {
     Argv args;
     if (networks) args.push_back("network");
     args.push_back("list");
@@ -128,9 +134,13 @@ Result<std::set<std::string>> incus_names(IncusCli& incus, bool networks, const 
     const std::string what = networks ? "incus network list" : "incus list";
     auto r = incus.run(args, kIncusTimeout);
     if (!r || r->exit_status != 0) return make_error(what + ": " + describe(r));
-    std::set<std::string> names;
+    std::map<std::string, std::string> names;
     try {
-        for (const auto& item : nlohmann::json::parse(r->out)) names.insert(item.value("name", ""));
+        for (const auto& item : nlohmann::json::parse(r->out)) {
+            std::string owner;
+            if (item.contains("config") && item["config"].is_object()) owner = item["config"].value(kOwnerKey, "");
+            names[item.value("name", "")] = owner;
+        }
     } catch (const std::exception& e) {
         return make_error(what + " printed no JSON: " + e.what());
     }
@@ -139,7 +149,7 @@ Result<std::set<std::string>> incus_names(IncusCli& incus, bool networks, const 
 
 // The instances and networks that exist now.
 struct Present {
-    std::set<std::string> instances, networks;
+    std::map<std::string, std::string> instances, networks;  // name -> owner environment
 };
 
 Result<Present> present_objects(IncusCli& incus, const std::string& remote) {
@@ -245,6 +255,7 @@ Status install_firewall(Runner& run, const IncusNodePlan& node, const std::strin
 
 IncusPlan plan_incus_cluster(const Environment& environment) {
     IncusPlan plan;
+    plan.owner = environment.name;
     plan.remote = environment.remote;
     plan.image = environment.image;
     const bool two_firewalls = !environment.fw1.empty();
@@ -295,14 +306,15 @@ IncusPlan plan_incus_cluster(const Environment& environment) {
     return plan;
 }
 
-std::vector<std::vector<std::string>> incus_create_network(const std::string& network) {
+std::vector<std::vector<std::string>> incus_create_network(const std::string& network, const std::string& owner) {
     // No address of its own: no DHCP, no DNS, no NAT; the nodes route.
-    return {{"network", "create", network, "ipv4.address=none", "ipv6.address=none"}};
+    return {{"network", "create", network, "ipv4.address=none", "ipv6.address=none",
+             std::string(kOwnerKey) + "=" + owner}};
 }
 
 std::vector<std::vector<std::string>> incus_create_instance(const IncusPlan& plan, const IncusNodePlan& node) {
     std::vector<Argv> cmds;
-    Argv init{"init", plan.image, node.name};
+    Argv init{"init", plan.image, node.name, "-c", std::string(kOwnerKey) + "=" + plan.owner};
     if (node.vm) init.push_back("--vm");
     // A container firewall must be privileged to mount bpffs and attach XDP.
     if (node.firewall && !node.vm) init.insert(init.end(), {"-c", "security.privileged=true"});
@@ -328,6 +340,12 @@ Status incus_cluster_up(const Environment& environment, IncusCli& incus, const I
         auto p = present_objects(incus, plan.remote);
         if (!p) return p.error();
         present = *p;
+        // On this machine's daemon the lab must be contained before it exists.
+        if (plan.remote.empty()) {
+            auto guard = run_local({"nft", "list", "table", "inet", "sluice_lab_guard"}, std::chrono::seconds(10));
+            if (!guard || guard->exit_status != 0)
+                return make_error("the host guard (nft table inet sluice_lab_guard) is missing: run scripts/incus-setup.sh");
+        }
         auto image = incus.run({"image", "info", qualify(plan.remote, plan.image)}, kIncusTimeout);
         if (plan.image.find(':') == std::string::npos && (!image || image->exit_status != 0))
             return make_error("image " + plan.image + " is not in Incus: build it with scripts/incus-image.sh (" +
@@ -348,16 +366,23 @@ Status incus_cluster_up(const Environment& environment, IncusCli& incus, const I
     };
 
     for (const auto& net : plan.networks) {
-        if (present.networks.count(bare(net))) {
+        if (auto it = present.networks.find(bare(net)); it != present.networks.end()) {
+            if (it->second != plan.owner)
+                return fail(make_error("network " + net + " exists and was not made by `sluice cluster up --env " +
+                                       plan.owner + "`; sluice leaves it alone (set network-prefix in the environment)"));
             out << "cluster: network " << net << " exists; keeping it\n";
             continue;
         }
-        for (const auto& c : incus_create_network(net))
+        for (const auto& c : incus_create_network(net, plan.owner))
             if (auto s = run.incus(c); !s) return fail(s.error());
         undo.push_back({"network", "delete", net});
     }
     for (const auto& node : plan.nodes) {
-        if (present.instances.count(bare(node.name))) {
+        if (auto it = present.instances.find(bare(node.name)); it != present.instances.end()) {
+            if (it->second != plan.owner)
+                return fail(make_error("instance " + node.name + " exists and was not made by `sluice cluster up --env " +
+                                       plan.owner + "`; sluice will not install into or delete it (name the nodes "
+                                       "differently in your environments file)"));
             out << "cluster: instance " << node.name << " exists; keeping it\n";
             if (auto s = run.incus({"start", node.name}); !s && s.error().message.find("already running") == std::string::npos)
                 return fail(s.error());
@@ -373,11 +398,21 @@ Status incus_cluster_up(const Environment& environment, IncusCli& incus, const I
         if (!options.dry_run) out << "cluster: " << node.role << " " << node.name << " up\n";
     }
 
-    // The firewalls' config: the netns cluster's (lan0 trust, wan0 untrust).
-    const fs::path config = fs::temp_directory_path() / "sluice-incus-cluster.yaml";
+    // The firewalls' config: the netns cluster's (lan0 trust, wan0 untrust,
+    // fab0 fabric), without fab0 when there is one firewall.
+    const fs::path config = fs::temp_directory_path() / ("sluice-incus-" + plan.owner + "-" + std::to_string(getpid()) + ".yaml");
+    struct RemoveFile {
+        fs::path p;
+        ~RemoveFile() { std::error_code ec; fs::remove(p, ec); }
+    } remove_config{options.dry_run ? fs::path() : config};
     if (!options.dry_run) {
+        std::string text = default_cluster_config();
+        if (environment.fw1.empty()) {
+            for (const char* line : {"  fab0: { zone: fabric }\n", "  fabric: {}\n"})
+                if (auto at = text.find(line); at != std::string::npos) text.erase(at, std::string(line).size());
+        }
         std::ofstream f(config);
-        f << default_cluster_config();
+        f << text;
         if (!f) return fail(make_error("cannot write " + config.string()));
     }
     for (const auto& node : plan.nodes) {
@@ -411,17 +446,24 @@ Status incus_cluster_down(const Environment& environment, IncusCli& incus, bool 
         if (!p) return p.error();
         present = *p;
     }
-    std::string failures;
+    std::string failures, kept;
+    auto ours = [&](const std::map<std::string, std::string>& objects, const std::string& name) {
+        auto it = objects.find(bare(name));
+        if (it == objects.end()) return false;
+        if (it->second != plan.owner) kept += "\n  " + name + " (not made by sluice cluster up; left alone)";
+        return it->second == plan.owner;
+    };
     for (auto it = plan.nodes.rbegin(); it != plan.nodes.rend(); ++it) {
-        if (!dry_run && !present.instances.count(bare(it->name))) continue;
+        if (!dry_run && !ours(present.instances, it->name)) continue;
         if (auto s = run.incus({"delete", "--force", it->name}); !s) failures += "\n" + s.error().message;
         else if (!dry_run) out << "cluster: deleted instance " << it->name << "\n";
     }
     for (const auto& net : plan.networks) {
-        if (!dry_run && !present.networks.count(bare(net))) continue;
+        if (!dry_run && !ours(present.networks, net)) continue;
         if (auto s = run.incus({"network", "delete", net}); !s) failures += "\n" + s.error().message;
         else if (!dry_run) out << "cluster: deleted network " << net << "\n";
     }
+    if (!kept.empty()) out << "cluster: kept what sluice did not make:" << kept << "\n";
     if (!failures.empty()) return make_error("cluster down left things behind:" + failures);
     if (!dry_run) out << "cluster: down; nothing of " << environment.name << " is left\n";
     return {};

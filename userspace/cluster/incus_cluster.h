@@ -37,6 +37,7 @@ struct IncusNodePlan {
 };
 
 struct IncusPlan {
+    std::string owner;                  // the environment's name, kept on what up creates
     std::string remote;                 // "" = the local daemon
     std::string image;
     std::vector<std::string> networks;  // "remote:sluice-lan", ...
@@ -48,7 +49,7 @@ IncusPlan plan_incus_cluster(const Environment& environment);
 
 // The incus arguments that create a network / an instance with its NICs
 // (without starting it), as `up` and `--dry-run` use them.
-std::vector<std::vector<std::string>> incus_create_network(const std::string& network);
+std::vector<std::vector<std::string>> incus_create_network(const std::string& network, const std::string& owner);
 std::vector<std::vector<std::string>> incus_create_instance(const IncusPlan& plan, const IncusNodePlan& node);
 
 struct IncusUpOptions {
@@ -62,7 +63,9 @@ struct IncusUpOptions {
 Status incus_cluster_up(const Environment& environment, IncusCli& incus, const IncusUpOptions& options,
                         std::ostream& out);
 
-// Deletes the plan's instances and networks (only those; nothing else).
+// Deletes the plan's instances and networks that `up` made for this
+// environment (marked user.sluice.cluster=<env>); same-named objects sluice
+// did not make are left alone and reported.
 Status incus_cluster_down(const Environment& environment, IncusCli& incus, bool dry_run, std::ostream& out);
 
 // Per instance and network: present, state; per firewall: sluice attached.

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "cluster/netns_cluster.h"
+#include "cluster/xdp_links.h"
 
 namespace sluice::perftest {
 
@@ -87,11 +88,29 @@ public:
             auto r = executor_.run(node, {"systemctl", "start", "sluice"}, std::chrono::seconds(60));
             if (!r || r->exit_status != 0) return make_error(describe_failure(node + ": systemctl start sluice", r));
         }
-        std::this_thread::sleep_for(std::chrono::seconds(2));
+        // The unit is "started" before sluice has attached (~2.7 s here):
+        // wait until the kernel shows its program on the interfaces.
+        for (const auto& node : firewalls())
+            if (auto s = wait_attached(node); !s) return s;
         return {};
     }
 
 private:
+    Status wait_attached(const std::string& node) {
+        std::string last;
+        for (int i = 0; i < 120; ++i) {
+            auto r = executor_.run(node, {"ip", "-j", "link", "show"}, std::chrono::seconds(10));
+            if (r && r->exit_status == 0) {
+                auto found = cluster::interfaces_with_xdp(r->out, cluster::kSluiceXdpProgram);
+                if (found && !found->empty()) return {};
+                last = found ? "attached on no interface" : found.error().message;
+            } else {
+                last = describe_failure("ip -j link show", r);
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        }
+        return make_error(node + ": sluice did not attach within 60 s of systemctl start (" + last + ")");
+    }
     std::vector<std::string> firewalls() const {
         std::vector<std::string> nodes{environment_.fw0};
         if (!environment_.fw1.empty()) nodes.push_back(environment_.fw1);
