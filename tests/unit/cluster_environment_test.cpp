@@ -129,7 +129,7 @@ TEST(ClusterEnvironments, ErrorsNameFileLineAndField) {
               "envs.yaml:7: environments.netns.baseline.ipv4: '9-4': the upper bound is below the lower");
     EXPECT_EQ(error_of(with("    kind: netns\n", "    kind: netns\n    remtoe: x\n")),
               "envs.yaml:5: environments.netns.remtoe: unknown key (expected one of: baseline, description, image, "
-              "instance-types, iperf3, kind, nodes, remote, targets)");
+              "instance-types, iperf3, kind, network-prefix, nodes, remote, targets)");
     EXPECT_EQ(error_of(with("    kind: netns\n", "    kind: netns\n    remote: loss\n")),
               "envs.yaml:5: environments.netns.remote: only incus environments have a remote");
     EXPECT_EQ(error_of(with("ipv4: 198.18.100.200", "ipv4: \"2001:2::1\"")),
@@ -168,6 +168,16 @@ TEST(ClusterEnvironments, InstanceTypesAndImageAreIncusOnly) {
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_EQ(r->environments[0].fw_instance_type, "container");
     EXPECT_EQ(r->environments[0].host_instance_type, "container");
+}
+
+TEST(ClusterEnvironments, NetworkPrefixStaysInsideTheHostGuard) {
+    const std::string incus = "    kind: incus\n";
+    EXPECT_EQ(error_of(with("    kind: netns\n", incus + "    network-prefix: sluicerv\n")),
+              "envs.yaml:5: environments.netns.network-prefix: 'sluicerv' must be sluice or start with sluice- (the "
+              "host guard matches sluice-*), at most 11 of a-z, 0-9, -");
+    auto r = parse_environments(with("    kind: netns\n", incus + "    network-prefix: sluice-rv\n"), "envs.yaml");
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->environments[0].network_prefix, "sluice-rv");
 }
 
 TEST(ClusterEnvironments, SelectByNameOrListTheKnownOnes) {
