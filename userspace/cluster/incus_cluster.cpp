@@ -225,19 +225,11 @@ Status wait_ready(Runner& run, const std::string& instance) {
 // Waits until sluice's XDP program is on the firewall's lan0 and wan0.
 Status wait_attached(Runner& run, const std::string& instance) {
     if (run.dry()) return {};
-    std::string last;
-    for (int i = 0; i < 120; ++i) {
-        auto links = run.exec(instance, {"ip", "-j", "link", "show"}, std::chrono::seconds(10));
-        if (links) {
-            auto found = interfaces_with_xdp(*links, kSluiceXdpProgram);
-            if (found && std::count(found->begin(), found->end(), "lan0") && std::count(found->begin(), found->end(), "wan0"))
-                return {};
-            last = found ? "attached on " + std::to_string(found->size()) + " interfaces" : found.error().message;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    }
+    auto s = wait_for_sluice_attached(
+        [&]() { return run.exec(instance, {"ip", "-j", "link", "show"}, std::chrono::seconds(10)); }, {"lan0", "wan0"});
+    if (s) return {};
     auto journal = run.exec(instance, {"journalctl", "-u", "sluice", "-n", "20", "--no-pager"});
-    return make_error(bare(instance) + ": sluice did not attach to lan0 and wan0 within 60 s (" + last + ")" +
+    return make_error(bare(instance) + " (lan0, wan0): " + s.error().message +
                       (journal ? "; its journal:\n" + *journal : ""));
 }
 

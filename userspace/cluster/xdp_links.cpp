@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 namespace sluice::cluster {
 
 Result<std::vector<std::string>> interfaces_with_xdp(const std::string& ip_json, const std::string& prog_name,
@@ -30,6 +34,26 @@ Result<std::vector<std::string>> interfaces_with_xdp(const std::string& ip_json,
         else if (other && !progs.empty()) other->push_back(name + ": " + progs.front());
     }
     return found;
+}
+
+Status wait_for_sluice_attached(const std::function<Result<std::string>()>& read_links,
+                                const std::vector<std::string>& required) {
+    std::string last = "not read yet";
+    for (int i = 0; i < 120; ++i) {
+        if (auto links = read_links(); !links) {
+            last = links.error().message;
+        } else if (auto found = interfaces_with_xdp(*links, kSluiceXdpProgram); !found) {
+            last = found.error().message;
+        } else {
+            bool all = std::all_of(required.begin(), required.end(), [&](const std::string& itf) {
+                return std::find(found->begin(), found->end(), itf) != found->end();
+            });
+            if (all && !found->empty()) return {};
+            last = "attached on " + std::to_string(found->size()) + " interface(s)";
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    return make_error("sluice did not attach within 60 s (" + last + ")");
 }
 
 }  // namespace sluice::cluster

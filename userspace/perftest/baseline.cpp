@@ -97,19 +97,15 @@ public:
 
 private:
     Status wait_attached(const std::string& node) {
-        std::string last;
-        for (int i = 0; i < 120; ++i) {
-            auto r = executor_.run(node, {"ip", "-j", "link", "show"}, std::chrono::seconds(10));
-            if (r && r->exit_status == 0) {
-                auto found = cluster::interfaces_with_xdp(r->out, cluster::kSluiceXdpProgram);
-                if (found && !found->empty()) return {};
-                last = found ? "attached on no interface" : found.error().message;
-            } else {
-                last = describe_failure("ip -j link show", r);
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        }
-        return make_error(node + ": sluice did not attach within 60 s of systemctl start (" + last + ")");
+        auto s = cluster::wait_for_sluice_attached(
+            [&]() -> Result<std::string> {
+                auto r = executor_.run(node, {"ip", "-j", "link", "show"}, std::chrono::seconds(10));
+                if (!r || r->exit_status != 0) return make_error(describe_failure("ip -j link show", r));
+                return r->out;
+            },
+            {});
+        if (!s) return make_error(node + ", after systemctl start: " + s.error().message);
+        return {};
     }
     std::vector<std::string> firewalls() const {
         std::vector<std::string> nodes{environment_.fw0};
