@@ -58,15 +58,36 @@ SRC
 
 daemon_ready() { incus admin waitready --timeout 1 >/dev/null 2>&1; }
 
-# pid_alive NAME: the PID recorded for NAME is running.
-pid_alive() { [ -f "$STATE/$1.pid" ] && kill -0 "$(cat "$STATE/$1.pid")" 2>/dev/null; }
+# pid_alive NAME: the PID recorded for NAME is running and is still NAME
+# (a PID file can outlive its process and the PID be reused).
+pid_alive() {
+    local pid
+    [ -f "$STATE/$1.pid" ] || return 1
+    pid=$(cat "$STATE/$1.pid")
+    kill -0 "$pid" 2>/dev/null && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$1" ]
+}
+
+# lxcfs_mounted: /var/lib/lxcfs is in the mount table. `mountpoint` cannot
+# tell: when lxcfs died without unmounting (a killed run), the FUSE mount
+# stays and every stat of it fails with "Transport endpoint is not connected".
+lxcfs_mounted() { awk '$2 == "/var/lib/lxcfs" { found = 1 } END { exit !found }' /proc/self/mounts; }
+
+# A FUSE mount whose lxcfs is gone is detached (lazily: a container that
+# held it open keeps its view) so a new lxcfs can mount there.
+clear_stale_lxcfs() {
+    if lxcfs_mounted && ! pid_alive lxcfs && ! stat /var/lib/lxcfs >/dev/null 2>&1; then
+        log "lxcfs mount at /var/lib/lxcfs is stale (its lxcfs is gone): unmounting it"
+        umount -l /var/lib/lxcfs || die "cannot unmount the stale lxcfs mount at /var/lib/lxcfs"
+    fi
+}
 
 start_daemon() {
     mkdir -p "$STATE"
     if [ "$(cat /proc/1/comm)" = systemd ]; then
         systemctl start lxcfs incus.socket incus.service
     else
-        if ! mountpoint -q /var/lib/lxcfs 2>/dev/null && ! pid_alive lxcfs; then
+        clear_stale_lxcfs
+        if ! lxcfs_mounted && ! pid_alive lxcfs; then
             mkdir -p /var/lib/lxcfs
             setsid lxcfs /var/lib/lxcfs >"$STATE/lxcfs.log" 2>&1 </dev/null &
             echo $! >"$STATE/lxcfs.pid"
@@ -131,7 +152,7 @@ stop_all() {
         fi
         rm -f "$STATE/$name.pid"
     done
-    if mountpoint -q /var/lib/lxcfs 2>/dev/null; then umount /var/lib/lxcfs || true; fi
+    if lxcfs_mounted; then umount /var/lib/lxcfs 2>/dev/null || umount -l /var/lib/lxcfs || true; fi
 }
 
 status() {
