@@ -81,7 +81,7 @@ struct RuleSet {
 
 // ---------------------------------------------------------- the reference
 
-// config.md: `protocol: icmp` is echo in ICMP and ICMPv6 alike; icmpv6 is
+// docs/config.md: `protocol: icmp` is echo in ICMP and ICMPv6 alike; icmpv6 is
 // ICMPv6 echo; tcp/udp match their destination ports (none listed = all).
 bool application_matches(const App& app, const Packet& p) {
     switch (app.proto) {

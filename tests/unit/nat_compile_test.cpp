@@ -1,5 +1,5 @@
 // The NAT map entries the compiler emits (maps/nat.h), checked field by field:
-// the config.md example, source-rule bit propagation through the LPM tables,
+// the docs/config.md example, source-rule bit propagation through the LPM tables,
 // families a rule takes part in, and pool slots.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@ const std::string kZones =
     "interfaces: { lan0: { zone: trust }, wan0: { zone: untrust }, wan0.100: { zone: dmz } }\n"
     "zones: { trust: {}, untrust: {}, dmz: {} }\n";
 
-// config.md's nat section, with its address book.
+// docs/config.md's nat section, with its address book.
 const std::string kExample =
     kZones +
     "address-book: { lan-net: [198.18.1.0/24, \"2001:2:0:1::/64\"] }\n"

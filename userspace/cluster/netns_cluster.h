@@ -1,4 +1,4 @@
-// The local two-node cluster, built from network namespaces (design.md,
+// The local two-node cluster, built from network namespaces (docs/design.md
 // "Cluster and perf-test"):
 //
 //   P-lan-host eth0 ── lan-host|br-lan ──┬── lan0 P-fw0 wan0 ──┬── br-wan|wan-host ── eth0 P-wan-host

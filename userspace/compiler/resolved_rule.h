@@ -34,7 +34,7 @@ struct ResolvedRule {
     uint16_t ruleset_id = 0;
 };
 
-// ICMP "ports" are message types; `protocol: icmp` means echo (config.md),
+// ICMP "ports" are message types; `protocol: icmp` means echo (docs/config.md),
 // which is type 8 in ICMP and type 128 in ICMPv6.
 inline constexpr uint16_t kIcmpEchoRequest = 8;
 inline constexpr uint16_t kIcmpv6EchoRequest = 128;

@@ -1,6 +1,6 @@
 // Config problems as values: each one names the file, the line and column of
 // the offending YAML node, the path of the field and what is wrong, so an
-// operator can fix every problem of a file in one pass (config.md "Errors").
+// operator can fix every problem of a file in one pass (docs/config.md "Errors").
 #pragma once
 
 #include <string>

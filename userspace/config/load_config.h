@@ -1,4 +1,4 @@
-// Reading a config file into the model, with every problem found (config.md
+// Reading a config file into the model, with every problem found (docs/config.md
 // "Errors"). A file with any error yields no Config: nothing half-valid leaks
 // into the compiler.
 #pragma once

@@ -8,7 +8,7 @@ namespace {
 // Linux interface names are at most IFNAMSIZ-1 = 15 bytes.
 constexpr size_t kMaxInterfaceName = 15;
 
-// "wan0.100" is 802.1Q VLAN 100 on wan0 (config.md); the name stays as written.
+// "wan0.100" is 802.1Q VLAN 100 on wan0 (docs/config.md); the name stays as written.
 bool split_vlan(YamlReader& reader, const NameRef& name, const std::string& path, Interface& out) {
     auto dot = name.name.rfind('.');
     if (dot == std::string::npos) return true;

@@ -1,5 +1,5 @@
-// Inspection counters in shared memory (design.md: "Counters per rule live in
-// shared memory, not in log lines"). The stage creates the file and is its
+// Inspection counters in shared memory (docs/design.md "Inspection stage":
+// counters per rule live in shared memory, not in log lines). The stage creates the file and is its
 // only writer; `sluice show inspect` reads it live from another process.
 // Slots are found by name, so after a reload a ruleset or pattern with an
 // unchanged name keeps counting where it was.

@@ -20,7 +20,7 @@ Action to_action(config::PatternAction action) {
 
 // SINGLEMATCH: a pattern reports at most once per stream, so a match counter
 // counts connections (or datagrams) that matched, and a chatty pattern costs
-// one callback. No DOTALL or MULTILINE: PCRE defaults, as config.md promises
+// one callback. No DOTALL or MULTILINE: PCRE defaults, as docs/config.md promises
 // ('.' stops at '\n'; '^'/'$' are the edges of the direction's stream).
 unsigned hs_flags(const config::InspectPattern& pattern) {
     unsigned flags = HS_FLAG_SINGLEMATCH;

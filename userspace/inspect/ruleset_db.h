@@ -1,6 +1,6 @@
 // Config rulesets compiled into hyperscan stream-mode databases, one per
 // direction, so the stage scans each direction of a connection as a byte
-// stream (design.md "Inspection stage"). A compiled generation is immutable
+// stream (docs/design.md "Inspection stage"). A compiled generation is immutable
 // and shared: a reload builds a new CompiledRulesets while streams opened on
 // the old one keep their databases alive through shared_ptr until they end.
 #pragma once

@@ -1,5 +1,5 @@
 // Attaching the datapath to interfaces: XDP (libxdp) on ingress and the TC
-// egress program, per interface, with the mode chosen per design.md.
+// egress program, per interface, with the mode chosen per docs/design.md "Attach modes".
 #pragma once
 
 #include <cstdint>
