@@ -10,7 +10,9 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "sluice_maps.h"
-#include "packet_ctx.bpf.h"
+#include "packet_ctx.h"
+
+_Static_assert(STAT_REASON_COUNT <= 256, "packet_ctx.synproxy_refusal keeps a stat_reason in a byte");
 
 /* Both directions of every IPv4 flow, keyed by the tuple on the wire. */
 struct {

@@ -19,7 +19,7 @@
 #include <linux/icmpv6.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
-#include "packet_ctx.bpf.h"
+#include "packet_ctx.h"
 
 #define PARSE_OK 0
 #define IPV6_EXT_MAX 8          /* extension headers walked before giving up */

@@ -9,6 +9,14 @@
 
 #include <linux/types.h>
 
+/*
+ * The version of the pinned layout: every map's key and value and packet_ctx.
+ * Raise it with any change userspace/abi_layout.cpp notices (a moved field, a
+ * new size, a map's type or size). A daemon refuses pins made with another
+ * version (loader/pin_abi.h) rather than read them as its own.
+ */
+#define SLUICE_ABI_VERSION 1
+
 /* Limits. Each can be raised at build time; the C++ side reads the same value. */
 #ifndef SLUICE_MAX_INTERFACES
 #define SLUICE_MAX_INTERFACES 256      /* devmap size, zone bindings */

@@ -11,7 +11,8 @@
 #    a privileged container (BPF, network namespaces, XDP). (A VM needs a VM
 #    image with the same packages; sluice/ci is a container image.)
 # 3. inside: `bash scripts/test.sh` (SLUICE_SKIP_INCUS=1: no Incus inside
-#    Incus), its output streamed; ctest's summary is the last thing printed;
+#    Incus; SLUICE_REQUIRE_BPF=1: a skipped BPF or namespace test fails),
+#    its output streamed; ctest's summary is the last thing printed;
 # 4. the instance deleted (--keep leaves it for a look), the status returned.
 # The instance has no network device at all: the suite runs in its own
 # namespaces.
@@ -51,6 +52,6 @@ done
 incus file push -r "$work/sluice" "$NAME/root/" >/dev/null
 log "running scripts/test.sh in $NAME"
 rc=0
-incus exec "$NAME" --env SLUICE_SKIP_INCUS=1 --cwd /root/sluice -- bash scripts/test.sh || rc=$?
+incus exec "$NAME" --env SLUICE_SKIP_INCUS=1 --env SLUICE_REQUIRE_BPF=1 --cwd /root/sluice -- bash scripts/test.sh || rc=$?
 log "scripts/test.sh in $NAME exited $rc"
 exit "$rc"

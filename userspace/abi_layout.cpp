@@ -1,9 +1,12 @@
 // Pins every shared struct of maps/ at compile time: if a field moves or a
 // size changes, the controller does not build. BPF C sees the same header.
+// A change here is a change of the pinned layout: raise SLUICE_ABI_VERSION
+// (maps/abi.h) with it, so a daemon refuses pins of the old layout.
 #include <cstddef>
 
 extern "C" {
 #include "sluice_maps.h"
+#include "packet_ctx.h"
 }
 
 #define PIN_SIZE(T, n) static_assert(sizeof(T) == (n), #T " size changed: the BPF ABI moved")
@@ -242,3 +245,10 @@ PIN_OFFSET(punt_ruleset, configured, 1);
 PIN_SIZE(punt_ruleset_stats, 48);
 PIN_OFFSET(punt_ruleset_stats, punted_packets, 0);
 PIN_OFFSET(punt_ruleset_stats, verdict_packets, 40);
+
+// The per-CPU scratch between tail calls lives in a pinned map (pkt_scratch).
+PIN_SIZE(packet_ctx, 416);
+PIN_OFFSET(packet_ctx, tcp_seq, 360);
+PIN_OFFSET(packet_ctx, source_counted, 413);
+
+static_assert(SLUICE_ABI_VERSION == 1, "the ABI version moved: update the pins above with it");

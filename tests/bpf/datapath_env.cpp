@@ -2,15 +2,9 @@
 
 #include <linux/bpf.h>
 
-#if __has_include("loader/datapath.h") && __has_include("compiler/compile.h") && \
-    __has_include("config/load_config.h")
-#define SLUICE_TEST_HAVE_DATAPATH 1
 #include "compiler/compile.h"
 #include "config/load_config.h"
 #include "loader/datapath.h"
-#else
-#define SLUICE_TEST_HAVE_DATAPATH 0
-#endif
 
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
@@ -65,13 +59,9 @@ policies:
 default-action: deny
 )yaml";
 
-#if SLUICE_TEST_HAVE_DATAPATH
-
 struct DatapathEnv::Impl {
     std::unique_ptr<Datapath> datapath;
 };
-
-std::string datapath_unavailable_reason() { return {}; }
 
 Result<std::unique_ptr<DatapathEnv>> DatapathEnv::create(const std::string& yaml) {
     std::unique_ptr<DatapathEnv> env(new DatapathEnv());
@@ -117,27 +107,6 @@ Status DatapathEnv::apply(const std::string& yaml, ClassifierGrouping grouping, 
 int DatapathEnv::prog_fd(const std::string& name) const { return impl_->datapath->prog_fd(name); }
 int DatapathEnv::map_fd(const std::string& name) const { return impl_->datapath->map_fd(name); }
 
-#else
-
-struct DatapathEnv::Impl {};
-
-std::string datapath_unavailable_reason() {
-    return "the loader (userspace/loader/datapath.h), compiler or config loader is not in this "
-           "tree yet";
-}
-
-Result<std::unique_ptr<DatapathEnv>> DatapathEnv::create(const std::string&) {
-    return make_error(datapath_unavailable_reason());
-}
-
-Status DatapathEnv::apply(const std::string&, ClassifierGrouping, uint32_t*) {
-    return make_error(datapath_unavailable_reason());
-}
-
-int DatapathEnv::prog_fd(const std::string&) const { return -1; }
-int DatapathEnv::map_fd(const std::string&) const { return -1; }
-
-#endif
 
 DatapathEnv::~DatapathEnv() {
     impl_.reset();  // close the datapath's fds before leaving the namespace
@@ -158,9 +127,7 @@ const Mac DatapathTest::kLanHostMac = Mac::parse(NetnsFixture::kLanHostMac);
 const Mac DatapathTest::kWanHostMac = Mac::parse(NetnsFixture::kWanHostMac);
 
 void DatapathTest::SetUp() {
-    if (auto reason = bpf_unavailable_reason()) GTEST_SKIP() << "skipped: " << *reason;
-    if (auto reason = datapath_unavailable_reason(); !reason.empty())
-        GTEST_SKIP() << "skipped: " << reason;
+    SLUICE_SKIP_WITHOUT_BPF();
     auto env = DatapathEnv::create(config_yaml());
     ASSERT_TRUE(env.ok()) << env.error().message;
     env_ = std::move(env.value());

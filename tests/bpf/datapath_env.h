@@ -22,13 +22,7 @@
 #include "packet_builder.h"
 #include "xdp_runner.h"
 
-#if __has_include("compiler/compiled_config.h")
 #include "compiler/compiled_config.h"
-#else
-namespace sluice {
-enum class ClassifierGrouping { when_needed, by_shape, by_shape_sparse };
-}
-#endif
 
 namespace sluice::test {
 
@@ -57,10 +51,6 @@ private:
     std::unique_ptr<NetnsFixture> ns_;  // declared first: outlives the datapath
     std::unique_ptr<Impl> impl_;
 };
-
-// Why the datapath cannot be built into this test binary yet (loader or
-// compiler missing), or empty.
-std::string datapath_unavailable_reason();
 
 class DatapathTest : public ::testing::Test {
 protected:

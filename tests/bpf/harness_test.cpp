@@ -23,13 +23,8 @@ ino_t current_netns_inode() {
     return st.st_ino;
 }
 
-#define SKIP_WITHOUT_BPF()                                                        \
-    do {                                                                          \
-        if (auto reason = bpf_unavailable_reason()) GTEST_SKIP() << "skipped: " << *reason; \
-    } while (0)
-
 TEST(NetnsFixture, BuildsTheTopologyAndCleansUp) {
-    SKIP_WITHOUT_BPF();
+    SLUICE_SKIP_WITHOUT_BPF();
     ino_t original = current_netns_inode();
     std::string name;
     {
@@ -74,7 +69,7 @@ int load_constant_xdp(int verdict) {
 }
 
 TEST(XdpRunner, RunsAProgramAndReturnsItsFrame) {
-    SKIP_WITHOUT_BPF();
+    SLUICE_SKIP_WITHOUT_BPF();
     auto ns = NetnsFixture::create();
     ASSERT_TRUE(ns.ok()) << ns.error().message;
     int fd = load_constant_xdp(XDP_TX);
@@ -95,7 +90,7 @@ TEST(XdpRunner, RunsAProgramAndReturnsItsFrame) {
 }
 
 TEST(MapReaders, SumsPerCpuCounters) {
-    SKIP_WITHOUT_BPF();
+    SLUICE_SKIP_WITHOUT_BPF();
     int fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "bpft_stats", 4, 8, 3, nullptr);
     ASSERT_GE(fd, 0);
     int cpus = libbpf_num_possible_cpus();

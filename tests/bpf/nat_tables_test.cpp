@@ -51,7 +51,7 @@ std::array<uint8_t, 16> addr(const std::string& text) {
 class NatTablesTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (auto reason = bpf_unavailable_reason()) GTEST_SKIP() << "skipped: " << *reason;
+        SLUICE_SKIP_WITHOUT_BPF();
         auto ns = NetnsFixture::create();
         ASSERT_TRUE(ns) << ns.error().message;
         ns_ = std::move(ns.value());

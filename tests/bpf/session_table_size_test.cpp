@@ -4,10 +4,12 @@
 // pinned table of another size is refused with a way out.
 #include <bpf/bpf.h>
 #include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -15,8 +17,10 @@
 #include "config/session_table_size.h"
 #include "datapath_env.h"
 #include "loader/datapath.h"
+#include "loader/pin_abi.h"
 
 extern "C" {
+#include "abi.h"
 #include "map_names.h"
 }
 
@@ -129,7 +133,7 @@ TEST_F(SessionTableSizeTest, FullTableDropsNewIpv6FlowsAndKeepsEstablishedOnes) 
 // A datapath at the default size (no limits section), unpinned: the
 // estimate `sluice check` prints for it against the kernel's figure.
 TEST(SessionTableDefaultSize, MemoryEstimateMatchesTheKernel) {
-    if (auto reason = bpf_unavailable_reason()) GTEST_SKIP() << "skipped: " << *reason;
+    SLUICE_SKIP_WITHOUT_BPF();
     auto dp = Datapath::open(DatapathOptions{});
     ASSERT_TRUE(dp.ok()) << dp.error().message;
     const int v4 = dp.value()->map_fd(SLUICE_MAP_SESSIONS_V4), v6 = dp.value()->map_fd(SLUICE_MAP_SESSIONS_V6);
@@ -162,9 +166,18 @@ std::optional<std::string> bpffs_unavailable_reason() {
     return std::nullopt;
 }
 
+// BPF and bpffs, or a skip (a failure under SLUICE_REQUIRE_BPF=1) saying why not.
+#define SKIP_WITHOUT_PINNING()                                                        \
+    do {                                                                              \
+        SLUICE_SKIP_WITHOUT_BPF();                                                    \
+        if (auto reason = bpffs_unavailable_reason()) {                               \
+            if (bpf_required()) FAIL() << "SLUICE_REQUIRE_BPF=1, but " << *reason;    \
+            GTEST_SKIP() << "skipped: " << *reason;                                   \
+        }                                                                             \
+    } while (0)
+
 TEST(SessionTablePinned, AnotherSizeIsRefusedBeforeLoading) {
-    if (auto reason = bpf_unavailable_reason()) GTEST_SKIP() << "skipped: " << *reason;
-    if (auto reason = bpffs_unavailable_reason()) GTEST_SKIP() << "skipped: " << *reason;
+    SKIP_WITHOUT_PINNING();
     PinDir pins;
     {
         auto first = Datapath::open(DatapathOptions{.pin_dir = pins.path(), .sessions = 1024});
@@ -186,6 +199,38 @@ TEST(SessionTablePinned, AnotherSizeIsRefusedBeforeLoading) {
     ASSERT_TRUE(again.ok()) << again.error().message;
     EXPECT_EQ(again.value()->session_capacity(), 1024u);
     EXPECT_EQ(max_entries_of(again.value()->map_fd(SLUICE_MAP_SESSIONS_V6)), 2048u);
+}
+
+// Pins carry their ABI version (loader/pin_abi.h): pins of another version,
+// or of none, are refused before libbpf reuses a map, and left alone.
+TEST(PinnedAbi, PinsOfAnotherAbiAreRefused) {
+    SKIP_WITHOUT_PINNING();
+    PinDir pins;
+    {
+        auto first = Datapath::open(DatapathOptions{.pin_dir = pins.path(), .sessions = 1024});
+        ASSERT_TRUE(first.ok()) << first.error().message;
+    }
+    const std::string marker = pins.path() + "/" + pin_abi_marker();
+    ASSERT_TRUE(std::filesystem::is_directory(marker)) << marker;
+
+    ASSERT_EQ(rmdir(marker.c_str()), 0);
+    ASSERT_EQ(mkdir((pins.path() + "/abi-999").c_str(), 0700), 0);
+    auto other = Datapath::open(DatapathOptions{.pin_dir = pins.path(), .sessions = 1024});
+    ASSERT_FALSE(other.ok());
+    EXPECT_EQ(other.error().code, ErrorCode::Incompatible);
+    EXPECT_NE(other.error().message.find("with ABI 999; this sluice uses ABI " + std::to_string(SLUICE_ABI_VERSION)),
+              std::string::npos)
+        << other.error().message;
+    EXPECT_TRUE(std::filesystem::exists(pins.path() + "/" SLUICE_MAP_SESSIONS_V4)) << "the old pins were touched";
+
+    ASSERT_EQ(rmdir((pins.path() + "/abi-999").c_str()), 0);
+    auto none = Datapath::open(DatapathOptions{.pin_dir = pins.path(), .sessions = 1024});
+    ASSERT_FALSE(none.ok());
+    EXPECT_NE(none.error().message.find("with no ABI version"), std::string::npos) << none.error().message;
+
+    ASSERT_EQ(mkdir(marker.c_str(), 0700), 0);
+    auto again = Datapath::open(DatapathOptions{.pin_dir = pins.path(), .sessions = 1024});
+    EXPECT_TRUE(again.ok()) << again.error().message;
 }
 
 }  // namespace

@@ -28,8 +28,13 @@ pt_init() {
     fi
 }
 
-skip() { echo "SKIP: $PT_NAME: $*"; exit 77; }
 fail() { echo "FAIL: $PT_NAME: $*"; exit 1; }
+# A skip, unless SLUICE_REQUIRE_BPF=1 says this machine runs these tests (lib.sh it_skip_bpf).
+skip() {
+    [ "${SLUICE_REQUIRE_BPF:-0}" = 1 ] && fail "SLUICE_REQUIRE_BPF=1, but: $*"
+    echo "SKIP: $PT_NAME: $*"
+    exit 77
+}
 
 pt_cleanup() {
     local rc=$?

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Attach modes: `auto` on veth picks generic XDP (design.md: native XDP on veth
-# disables GSO/GRO); `native` on a device without native XDP (a bridge)
+# Attach modes: `auto` on veth picks generic XDP (docs/design.md "Attach modes":
+# native XDP on veth disables GSO/GRO); `native` on a device without native XDP (a bridge)
 # falls back to generic with a warning that names the interface and the
 # kernel's reason, and the firewall still runs.
 source "$(dirname "$0")/lib.sh"
@@ -8,7 +8,7 @@ it_init attach_mode am
 it_need_root_and_bpf
 it_topology_up
 
-fw ip link add dmy0 type bridge || it_skip "cannot create a bridge device"
+fw ip link add dmy0 type bridge || it_skip_bpf "cannot create a bridge device"
 fw ip link set dmy0 up
 
 # xdp_mode_of DEV: "generic", "native" or "" from `ip -d link`.

@@ -46,7 +46,7 @@ PAT='flag\{[a-z]+\}'
 
 # The LAN host's kernel answers segments for the raw client's ports (it has
 # no socket for them) with RSTs: drop those, in the LAN namespace only.
-lan nft -f - <<'NFT' || it_skip "cannot add the nft rule in the LAN namespace"
+lan nft -f - <<'NFT' || it_skip_bpf "cannot add the nft rule in the LAN namespace"
 table inet sluice_evasion {
     chain out {
         type filter hook output priority 0; policy accept;

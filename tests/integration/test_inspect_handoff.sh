@@ -14,7 +14,7 @@
 source "$(dirname "$0")/lib.sh"
 it_init inspect_handoff iho
 it_need_root_and_bpf
-command -v iperf3 >/dev/null || it_skip "iperf3 is not installed (scripts/setup.sh installs it)"
+command -v iperf3 >/dev/null || it_skip_bpf "iperf3 is not installed (scripts/setup.sh installs it)"
 it_topology_up
 source "$IT_DIR/inspect_flows_lib.sh"
 

@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/nat_lib.sh"
 it_init nat_iperf ip
 it_need_root_and_bpf
-command -v iperf3 >/dev/null || it_skip "iperf3 is not installed (scripts/setup.sh installs it)"
+command -v iperf3 >/dev/null || it_skip_bpf "iperf3 is not installed (scripts/setup.sh installs it)"
 it_topology_up
 nat_write_config "$IT_TMP/fw.yaml" <<'NAT'
 nat:

@@ -29,6 +29,14 @@ fi
 it_expect_eq "IPv4 new flow to tcp/9090 now connects" connected "$(probe lan "$WAN4" 9090)"
 it_expect_eq "IPv6 new flow to tcp/9090 now connects" connected "$(probe lan "$WAN6" 9090)"
 it_expect_eq "IPv4 tcp/8080 still connects" connected "$(probe lan "$WAN4" 8080)"
+it_check "the reply names the generation now active" grep -qE "^sluice: reloaded .* \(config generation [0-9]+\)$" "$IT_TMP/reload1.out"
+
+it_log "reload is answered over the control socket, not through the state file"
+state="/run/sluice/netns/$P-fw/default/state.json"
+it_check "the daemon listens on its control socket" test -S "/run/sluice/netns/$P-fw/default/control.sock"
+mv "$state" "$IT_TMP/state.json.away"
+it_check "sluice reload works with state.json moved away" sluice_fw reload
+it_check "... and the daemon wrote a new state.json" test -s "$state"
 
 it_log "reload with a bad file (a policy names an unknown application)"
 cp "$cfg" "$IT_TMP/good.yaml"

@@ -12,7 +12,7 @@
 source "$(dirname "$0")/lib.sh"
 it_init screens sc
 it_need_root_and_bpf
-[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import scapy' 2>/dev/null || it_skip "python3-scapy is not installed"
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import scapy' 2>/dev/null || it_skip_bpf "python3-scapy is not installed"
 it_topology_up
 it_write_config "$IT_TMP/fw.yaml"
 sed -i 's/^  trust: {}$/  trust: { screen: { source-limit: { icmp-packets: 20 } } }/' "$IT_TMP/fw.yaml"

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/nat_lib.sh"
 it_init syn_proxy sp
 it_need_root_and_bpf
-[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import scapy' 2>/dev/null || it_skip "python3-scapy is not installed"
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import scapy' 2>/dev/null || it_skip_bpf "python3-scapy is not installed"
 it_topology_up
 nat_write_config "$IT_TMP/fw.yaml" <<'NAT'
 nat:

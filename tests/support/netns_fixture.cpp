@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -57,6 +59,11 @@ int run_command(const std::vector<std::string>& argv, std::string* output) {
     }
     if (output) *output = out;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool bpf_required() {
+    const char* value = std::getenv("SLUICE_REQUIRE_BPF");
+    return value && std::string(value) == "1";
 }
 
 std::optional<std::string> bpf_unavailable_reason() {

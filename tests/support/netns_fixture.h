@@ -27,6 +27,21 @@ namespace sluice::test {
 // or nullopt when they can.
 std::optional<std::string> bpf_unavailable_reason();
 
+// SLUICE_REQUIRE_BPF=1 (.ci/run and scripts/ci-incus.sh set it): this machine
+// is known to run the BPF and namespace tests, so a reason to skip one is a
+// failure, not a skip that would pass CI silently.
+bool bpf_required();
+
+// In a test body or SetUp: skip with the reason when BPF tests cannot run
+// here, or fail with it when they must.
+#define SLUICE_SKIP_WITHOUT_BPF()                                                                  \
+    do {                                                                                           \
+        if (auto sluice_reason_ = ::sluice::test::bpf_unavailable_reason()) {                     \
+            if (::sluice::test::bpf_required()) FAIL() << "SLUICE_REQUIRE_BPF=1, but " << *sluice_reason_; \
+            GTEST_SKIP() << "skipped: " << *sluice_reason_;                                       \
+        }                                                                                          \
+    } while (0)
+
 // Runs argv (no shell) and returns its exit status; output is captured into *output.
 int run_command(const std::vector<std::string>& argv, std::string* output = nullptr);
 

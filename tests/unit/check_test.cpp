@@ -7,9 +7,9 @@
 #include <regex>
 #include <sstream>
 
-#include "config/check.h"
+#include "cli/check.h"
 
-using sluice::config::run_check;
+using sluice::cli::run_check;
 
 namespace {
 const std::string kDir = SLUICE_TEST_DATA_DIR "/configs/";
@@ -106,4 +106,29 @@ TEST(Check, MissingFileExitsOne) {
     std::ostringstream out, err;
     EXPECT_EQ(run_check("/nonexistent/fw.yaml", out, err, false), 1);
     EXPECT_EQ(err.str(), "/nonexistent/fw.yaml: cannot read config file: No such file or directory\n");
+}
+
+// An error only the compiler finds (here: a packet could be counted by more
+// filter rules than the datapath counts) keeps its file position.
+TEST(Check, CompileStageErrorKeepsItsLine) {
+    const std::string path = testing::TempDir() + "check-compile-stage.yaml";
+    {
+        std::ofstream f(path);
+        f << "interfaces: { lan0: { zone: trust, filter: f } }\nzones: { trust: {} }\nfilters:\n  f:\n";
+        for (int i = 0; i < 7; ++i) f << "    - { name: c" << i << ", protocol: udp, action: count }\n";
+    }
+    std::ostringstream out, err;
+    EXPECT_EQ(run_check(path, out, err, true), 1);
+    auto j = nlohmann::json::parse(out.str());
+    ASSERT_EQ(j["errors"].size(), 1u) << out.str();
+    EXPECT_EQ(j["errors"][0]["file"], path);
+    EXPECT_EQ(j["errors"][0]["line"], 11);
+    EXPECT_GT(j["errors"][0]["column"].get<int>(), 0);
+    EXPECT_NE(j["errors"][0]["message"].get<std::string>().find("filters.f[6] \"c6\": a packet can match this rule"),
+              std::string::npos)
+        << out.str();
+    std::ostringstream text_out, text_err;
+    EXPECT_EQ(run_check(path, text_out, text_err, false), 1);
+    EXPECT_EQ(text_err.str().rfind(path + ":11:", 0), 0u) << text_err.str();
+    std::remove(path.c_str());
 }

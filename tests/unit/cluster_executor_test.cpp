@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "netns_fixture.h"
 #include "cluster/incus_executor.h"
 #include "cluster/netns_executor.h"
 #include "cluster/process.h"
@@ -27,11 +28,14 @@ const std::string kStandIns = std::string(SLUICE_TEST_DATA_DIR) + "/../integrati
 class NodeNamespace : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces)";
+        SLUICE_SKIP_WITHOUT_BPF();  // root and namespaces
         prefix_ = "clx-" + std::to_string(getpid());
         ns_ = prefix_ + "-node";
         auto r = run_local({"ip", "netns", "add", ns_}, 10s);
-        if (!r || r->exit_status != 0) GTEST_SKIP() << "cannot create a network namespace";
+        if (!r || r->exit_status != 0) {
+            if (sluice::test::bpf_required()) FAIL() << "SLUICE_REQUIRE_BPF=1, but a network namespace cannot be created";
+            GTEST_SKIP() << "cannot create a network namespace";
+        }
         log_dir_ = fs::temp_directory_path() / ns_;
         fs::create_directories(log_dir_);
         const char* path = std::getenv("PATH");

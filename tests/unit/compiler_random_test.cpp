@@ -368,9 +368,13 @@ TEST(CompilerRandom, TooManyCountingRulesNameTheRule) {
     ASSERT_TRUE(loaded.ok());
     auto compiled = compiler::compile(*loaded.config, 0);
     ASSERT_FALSE(compiled.ok());
-    EXPECT_NE(compiled.error().message.find("filters.f[6] \"c6\" (fw.yaml:11): a packet can match this rule after 6"),
+    EXPECT_NE(compiled.error().message.find("filters.f[6] \"c6\": a packet can match this rule after 6"),
               std::string::npos)
         << compiled.error().message;
+    // The position survives as the error's, for `check --json`.
+    ASSERT_TRUE(compiled.error().where.has_value());
+    EXPECT_EQ(compiled.error().where->file, "fw.yaml");
+    EXPECT_EQ(compiled.error().where->line, 11);
     EXPECT_NE(compiled.error().message.find("filters.f[0] \"c0\" (fw.yaml:5)"), std::string::npos)
         << compiled.error().message;
     // Six fit.

@@ -85,8 +85,12 @@ zones:
     ASSERT_TRUE(loaded.ok());
     auto compiled = compiler::compile(*loaded.config, 0);
     ASSERT_FALSE(compiled.ok());
-    EXPECT_NE(compiled.error().message.find("big.yaml:4:"), std::string::npos) << compiled.error().message;
-    EXPECT_NE(compiled.error().message.find("zones.trust.host-inbound[0]"), std::string::npos)
+    // The position is the Error's (check prints it as FILE:LINE:COLUMN: PATH).
+    ASSERT_TRUE(compiled.error().where.has_value()) << compiled.error().message;
+    EXPECT_EQ(compiled.error().where->file, "big.yaml");
+    EXPECT_EQ(compiled.error().where->line, 4);
+    EXPECT_EQ(compiled.error().where->path, "zones.trust.host-inbound[0]");
+    EXPECT_NE(compiled.error().message.find("host-inbound needs more than"), std::string::npos)
         << compiled.error().message;
 }
 

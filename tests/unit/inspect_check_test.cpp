@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "config/check.h"
+#include "cli/check.h"
 
-using sluice::config::run_check;
+using sluice::cli::run_check;
 
 namespace {
 const std::string kDir = SLUICE_TEST_DATA_DIR "/configs/";

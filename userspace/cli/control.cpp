@@ -10,7 +10,7 @@
 #include <optional>
 #include <thread>
 
-#include "config/check.h"
+#include "cli/control_client.h"
 #include "daemon/state_file.h"
 #include "loader/attach.h"
 #include "loader/datapath.h"
@@ -29,97 +29,51 @@ bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds lim
     return done();
 }
 
-// The running instance's state file, or nullopt (the reason printed).
-std::optional<nlohmann::json> running_state(const std::string& instance, InstancePaths& paths, std::ostream& err) {
+// Asks the instance's daemon `command` through its control socket; the
+// reply, or nullopt with the reason printed.
+std::optional<control::Reply> ask_daemon(const std::string& instance, control::Command command,
+                                         std::chrono::seconds timeout, std::ostream& err) {
     if (auto s = prepare_bpffs(); !s) {
         err << "sluice: " << s.error().message << "\n";
         return std::nullopt;
     }
-    paths = instance_paths(instance);
-    auto state = read_state(paths.state_file());
-    if (!state || !process_alive(state->value("pid", 0))) {
-        err << "sluice: instance " << instance << " is not running\n";
+    const InstancePaths paths = instance_paths(instance);
+    auto reply = call_daemon(control::socket_path(paths.state_dir), control::Request{.command = command}, timeout);
+    if (!reply) {
+        if (reply.error().code == ErrorCode::NotFound) err << "sluice: instance " << instance << " is not running\n";
+        else err << "sluice: " << reply.error().message << "\n";
         return std::nullopt;
     }
-    return state;
-}
-
-// Sends the daemon `signal`, then waits (30 s at most) for a state file in
-// which answered(state) holds; that state, or nullopt (the reason printed).
-std::optional<nlohmann::json> signal_and_wait(const InstancePaths& paths, const nlohmann::json& state, int signal,
-                                              const std::function<bool(const nlohmann::json&)>& answered,
-                                              std::ostream& err) {
-    kill(state.value("pid", 0), signal);
-    nlohmann::json after;
-    bool ok = wait_until(
-        [&] {
-            auto s = read_state(paths.state_file());
-            if (s && answered(*s)) {
-                after = *s;
-                return true;
-            }
-            return false;
-        },
-        std::chrono::seconds(30));
-    if (!ok) {
-        err << "sluice: the daemon did not answer within 30s\n";
-        return std::nullopt;
-    }
-    return after;
+    return reply.value();
 }
 
 }  // namespace
 
 int reload(const std::string& instance, std::ostream& out, std::ostream& err) {
-    InstancePaths paths;
-    auto state = running_state(instance, paths, err);
-    if (!state) return 1;
-    std::string config = state->value("config", "");
-    std::ostringstream summary;
-    if (config::run_check(config, summary, err, false) != 0) {
+    // The daemon reads, checks and applies the file, and answers when the new
+    // generation is active or the file is refused; a large policy compiles
+    // in seconds, hence the generous wait.
+    auto reply = ask_daemon(instance, control::Command::reload, std::chrono::seconds(300), err);
+    if (!reply) return 1;
+    if (!reply->ok) {
+        if (reply->problems.empty()) err << reply->message << "\n";
+        for (const auto& p : reply->problems) err << p.text << "\n";
         err << "sluice: reload rejected; the running config stays in force\n";
         return 1;
     }
-    uint64_t before = state->value("reloads", uint64_t{0});
-    auto answer = signal_and_wait(
-        paths, *state, SIGHUP, [&](const nlohmann::json& s) { return s.value("reloads", uint64_t{0}) > before; }, err);
-    if (!answer) return 1;
-    nlohmann::json after = *answer;
-    if (!after["last_reload"].value("ok", false)) {
-        err << "sluice: reload rejected: " << after["last_reload"].value("message", "") << "\n";
-        return 1;
-    }
-    out << "sluice: reloaded " << config << " (config generation " << after.value("config_generation", 0) << ")\n";
+    out << "sluice: " << reply->message << " (config generation " << reply->config_generation << ")\n";
     return 0;
 }
 
 int inspect_stage(const std::string& instance, bool start, std::ostream& out, std::ostream& err) {
-    InstancePaths paths;
-    auto state = running_state(instance, paths, err);
-    if (!state) return 1;
-    nlohmann::json inspect = state->value("inspect", nlohmann::json::object());
-    if (inspect.value("rulesets", nlohmann::json::array()).empty()) {
-        err << "sluice: instance " << instance << " has no inspect rulesets: there is no stage to "
-            << (start ? "start" : "stop") << "\n";
+    auto reply = ask_daemon(instance, start ? control::Command::inspect_start : control::Command::inspect_stop,
+                            std::chrono::seconds(60), err);
+    if (!reply) return 1;
+    if (!reply->ok) {
+        err << "sluice: " << reply->message << "\n";
         return 1;
     }
-    uint64_t before = inspect.value("changes", uint64_t{0});
-    auto answer = signal_and_wait(
-        paths, *state, start ? SIGUSR2 : SIGUSR1,
-        [&](const nlohmann::json& s) {
-            return s.value("inspect", nlohmann::json::object()).value("changes", uint64_t{0}) > before;
-        },
-        err);
-    if (!answer) return 1;
-    nlohmann::json after = answer->value("inspect", nlohmann::json::object());
-    bool running = after.value("running", false);
-    if (running != start) {
-        err << "sluice: the inspection stage is " << (running ? "still running" : "not running")
-            << "; see the daemon's log\n";
-        return 1;
-    }
-    out << "sluice: inspection stage " << (start ? "running" : "stopped: punted flows get their ruleset's fail-mode")
-        << "\n";
+    out << "sluice: " << reply->message << "\n";
     return 0;
 }
 

@@ -6,8 +6,9 @@
 
 namespace sluice::cli {
 
-// Validates the instance's config file here first (errors print and nothing
-// changes), then asks the daemon to apply it and waits for its answer.
+// Asks the daemon, through its control socket, to apply its config file
+// again, and prints its answer: the new generation, or every problem of the
+// file (the running config stays in force) and exit status 1.
 int reload(const std::string& instance, std::ostream& out, std::ostream& err);
 
 // Stops the daemon if it runs, detaches what is still attached, removes pins
@@ -15,8 +16,8 @@ int reload(const std::string& instance, std::ostream& out, std::ostream& err);
 int down(const std::string& instance, std::ostream& out, std::ostream& err);
 
 // `sluice inspect stop|start`: takes the running instance's inspection stage
-// down (punted flows get their ruleset's fail-mode) or back up, and waits
-// for the daemon to confirm.
+// down (punted flows get their ruleset's fail-mode) or back up; the daemon's
+// reply says whether it did.
 int inspect_stage(const std::string& instance, bool start, std::ostream& out, std::ostream& err);
 
 }  // namespace sluice::cli

@@ -1,4 +1,4 @@
-// The `sluice` command line: one binary, a subcommand per task (config.md
+// The `sluice` command line: one binary, a subcommand per task (docs/config.md
 // "Commands").
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -6,7 +6,7 @@
 #include "cli/control.h"
 #include "cli/show.h"
 #include "cluster/cluster_cli.h"
-#include "config/check.h"
+#include "cli/check.h"
 #include "daemon/daemon.h"
 #include "loader/instance_paths.h"
 #include "perftest/perftest_cli.h"
@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
     }
 
     if (*run) return sluice::run_daemon(sluice::RunOptions{.config_path = config_path, .instance = instance});
-    if (*check) return sluice::config::run_check(config_path, std::cout, std::cerr, json);
+    if (*check) return sluice::cli::run_check(config_path, std::cout, std::cerr, json);
     if (*reload) return sluice::cli::reload(instance, std::cout, std::cerr);
     if (*down) return sluice::cli::down(instance, std::cout, std::cerr);
     if (*inspect) return sluice::cli::inspect_stage(instance, inspect_action == "start", std::cout, std::cerr);

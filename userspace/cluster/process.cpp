@@ -16,7 +16,6 @@
 namespace sluice::cluster {
 namespace {
 
-// The marker is_not_found() looks for; incus's own "Instance not found" must not match.
 constexpr const char* kNotFound = "program not found (is it installed and on PATH?)";
 
 struct Fd {
@@ -48,29 +47,31 @@ int decode_status(int status) {
 
 // Reports exec's errno through a close-on-exec pipe: nothing read = exec worked.
 Error exec_error(const std::string& program, int err) {
-    if (err == ENOENT) return make_error(program + ": " + kNotFound);
-    return make_error("cannot run " + program + ": " + std::strerror(err));
+    if (err == ENOENT) {
+        Error e = make_error(ErrorCode::NotFound, program + ": " + kNotFound);
+        e.sys_errno = err;
+        return e;
+    }
+    return errno_error("cannot run " + program, err);
 }
 
 }  // namespace
 
-bool is_not_found(const Error& error) {
-    return error.message.find(kNotFound) != std::string::npos;
-}
+bool is_not_found(const Error& error) { return error.code == ErrorCode::NotFound; }
 
 Result<CommandResult> run_local(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
     if (argv.empty()) return make_error("run_local: empty command");
     int out_pipe[2], err_pipe[2], exec_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC) != 0) return make_error(std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(out_pipe, O_CLOEXEC) != 0) return errno_error("pipe", errno);
     Fd out_r(out_pipe[0]), out_w(out_pipe[1]);
-    if (pipe2(err_pipe, O_CLOEXEC) != 0) return make_error(std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(err_pipe, O_CLOEXEC) != 0) return errno_error("pipe", errno);
     Fd err_r(err_pipe[0]), err_w(err_pipe[1]);
-    if (pipe2(exec_pipe, O_CLOEXEC) != 0) return make_error(std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(exec_pipe, O_CLOEXEC) != 0) return errno_error("pipe", errno);
     Fd exec_r(exec_pipe[0]), exec_w(exec_pipe[1]);
     auto args = c_argv(argv);
 
     pid_t pid = fork();
-    if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
+    if (pid < 0) return errno_error("fork", errno);
     if (pid == 0) {
         // Own process group, so a timeout can kill everything the command started.
         setpgid(0, 0);
@@ -152,11 +153,11 @@ CommandRunner local_runner() {
 Result<int> spawn_detached(const std::vector<std::string>& argv, const std::string& log_path) {
     if (argv.empty()) return make_error("spawn_detached: empty command");
     int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0) return make_error(std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(report, O_CLOEXEC) != 0) return errno_error("pipe", errno);
     Fd report_r(report[0]), report_w(report[1]);
     auto args = c_argv(argv);
     pid_t child = fork();
-    if (child < 0) return make_error(std::string("fork: ") + std::strerror(errno));
+    if (child < 0) return errno_error("fork", errno);
     if (child == 0) {
         setsid();
         pid_t grandchild = fork();

@@ -11,7 +11,6 @@ namespace sluice::compiler {
 using Bits = std::vector<uint64_t>;
 
 inline void set_bit(Bits& bits, uint32_t rule) { bits[rule / 64] |= uint64_t{1} << (rule % 64); }
-inline bool test_bit(const Bits& bits, uint32_t rule) { return (bits[rule / 64] >> (rule % 64)) & 1; }
 
 inline void or_into(Bits& into, const Bits& from) {
     for (size_t i = 0; i < into.size(); ++i) into[i] |= from[i];

@@ -156,13 +156,17 @@ public:
                 if (rule.counted) {
                     if (res.counted_n == CLASSIFIER_MAX_COUNTED) {
                         std::string names;
-                        for (const ClassifierRule* r : counted) names += "\n  " + r->where;
-                        return make_error(rule.where + ": a packet can match this rule after " +
-                                          std::to_string(CLASSIFIER_MAX_COUNTED) +
-                                          " other rules of its filter that count it; at most " +
-                                          std::to_string(CLASSIFIER_MAX_COUNTED) +
-                                          " rules (the deciding one included) may count one packet, so merge "
-                                          "some `count` rules. Those matched first:" + names);
+                        for (const ClassifierRule* r : counted)
+                            names += "\n  " + r->where + " (" + r->at.file + ":" + std::to_string(r->at.line) + ")";
+                        Error e = make_error(ErrorCode::InvalidConfig,
+                                             rule.where + ": a packet can match this rule after " +
+                                                 std::to_string(CLASSIFIER_MAX_COUNTED) +
+                                                 " other rules of its filter that count it; at most " +
+                                                 std::to_string(CLASSIFIER_MAX_COUNTED) +
+                                                 " rules (the deciding one included) may count one packet, so merge "
+                                                 "some `count` rules. Those matched first:" + names);
+                        e.where = rule.at;
+                        return e;
                     }
                     res.counted[res.counted_n++] = rule.id;
                     counted.push_back(&rule);

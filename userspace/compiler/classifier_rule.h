@@ -25,7 +25,8 @@ struct ClassifierRule {
     uint32_t id = 0;                     // policy index, or filter rule slot
     uint8_t action = 0;                  // enum policy_action / enum filter_action
     uint16_t ruleset_id = 0;
-    std::string where;                   // for errors: `filters.wan-in[3] "dns-seen" (fw.yaml:31)`
+    std::string where;                   // for errors: `filters.wan-in[3] "dns-seen"`
+    ErrorLocation at;                    // its position in the file (no path: `where` names it)
 };
 
 // The tables of one generation. Fails when the rules need more cross-product

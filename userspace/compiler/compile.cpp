@@ -86,12 +86,23 @@ std::vector<zone_screen> compile_screens(const config::Config& config) {
     return screens;
 }
 
+// An error without a position of its own points at the section being
+// compiled: a capacity limit concerns the section as a whole.
+Error in_section(const config::Config& config, Error error, const std::string& section) {
+    if (error.where) return error;
+    const auto it = config.section_locations.find(section);
+    const config::Location at = it == config.section_locations.end() ? config::Location{} : it->second;
+    if (error.code == ErrorCode::Failed) error.code = ErrorCode::InvalidConfig;
+    error.where = ErrorLocation{config.file, at.line, at.column, section};
+    return error;
+}
+
 }  // namespace
 
 Result<CompiledConfig> compile(const config::Config& config, uint8_t generation, ClassifierGrouping grouping) {
     if (generation >= POLICY_GENERATIONS) return make_error("policy generation must be 0 or 1");
     auto resolved = resolve_rules(config);
-    if (!resolved) return resolved.error();
+    if (!resolved) return in_section(config, resolved.error(), "policies");
     const std::vector<ResolvedRule>& rules = resolved.value();
 
     CompiledConfig out;
@@ -100,12 +111,16 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation,
                              config.zones[i].screen.scan_hosts});
     for (const auto& iface : config.interfaces) {
         uint16_t zone = zone_id(config, iface.zone.name);
-        if (!zone) return make_error("interface \"" + iface.name + "\": unknown zone \"" + iface.zone.name + "\"");
+        if (!zone)
+            return in_section(config, make_error("interface \"" + iface.name + "\": unknown zone \"" + iface.zone.name + "\""),
+                              "interfaces");
         std::string where = config.file + ":" + std::to_string(iface.location.line) + ":" +
                             std::to_string(iface.location.column) + ": interfaces." + iface.name;
         uint16_t filter = iface.filter ? filter_id(config, iface.filter->name) : 0;
         if (iface.filter && !filter)
-            return make_error("interface \"" + iface.name + "\": unknown filter \"" + iface.filter->name + "\"");
+            return in_section(config,
+                              make_error("interface \"" + iface.name + "\": unknown filter \"" + iface.filter->name + "\""),
+                              "interfaces");
         out.interfaces.push_back({iface.name, iface.parent, iface.vlan_id, zone, filter, iface.xdp_mode, where});
     }
     for (size_t i = 0; i < config.policies.size(); ++i) {
@@ -122,27 +137,27 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation,
     }
 
     auto filters = resolve_filters(config);
-    if (!filters) return filters.error();
+    if (!filters) return in_section(config, filters.error(), "filters");
     out.filters = std::move(filters.value().filters);
     std::vector<ClassifierRule> classifier_rules;
     classifier_rules.reserve(rules.size() + filters.value().rules.size());
     for (uint32_t i = 0; i < rules.size(); ++i) {
         classifier_rules.push_back(from_policy(rules[i], i));
         const auto& p = config.policies[i];
-        classifier_rules.back().where = "policies[" + std::to_string(i) + "] \"" + p.name + "\" (" + config.file +
-                                        ":" + std::to_string(p.location.line) + ")";
+        classifier_rules.back().where = "policies[" + std::to_string(i) + "] \"" + p.name + "\"";
+        classifier_rules.back().at = ErrorLocation{config.file, p.location.line, p.location.column, ""};
     }
     for (auto& rule : filters.value().rules) classifier_rules.push_back(std::move(rule));
     auto tables = compile_classifier(classifier_rules, generation, grouping);
-    if (!tables) return tables.error();
+    if (!tables) return in_section(config, tables.error(), config.policies.empty() ? "filters" : "policies");
     out.tables = std::move(tables.value());
 
     auto nat = compile_nat(config, generation);
-    if (!nat) return nat.error();
+    if (!nat) return in_section(config, nat.error(), "nat");
     out.nat = std::move(nat.value());
 
     auto host = compile_host_inbound(config, generation);
-    if (!host) return host.error();
+    if (!host) return in_section(config, host.error(), "zones");
     out.host_inbound = std::move(host.value());
 
     out.screens = compile_screens(config);

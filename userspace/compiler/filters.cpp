@@ -82,8 +82,8 @@ Result<ResolvedFilters> resolve_filters(const config::Config& config) {
             cr.counted = true;
             cr.id = slot;
             cr.action = rule.action == config::FilterAction::drop ? FILTER_ACTION_DROP : FILTER_ACTION_ACCEPT;
-            cr.where = "filters." + filter.name + "[" + std::to_string(compiled.rules.size()) + "] \"" + rule.name +
-                       "\" (" + config.file + ":" + std::to_string(rule.location.line) + ")";
+            cr.where = "filters." + filter.name + "[" + std::to_string(compiled.rules.size()) + "] \"" + rule.name + "\"";
+            cr.at = ErrorLocation{config.file, rule.location.line, rule.location.column, ""};
             out.rules.push_back(std::move(cr));
             compiled.rules.push_back({rule.name, action_name(rule.action), slot});
             ++slot;

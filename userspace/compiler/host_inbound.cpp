@@ -57,9 +57,11 @@ private:
     std::vector<std::pair<host_service_key, host_service_value>> entries_;
 };
 
-std::string where(const config::Config& config, const config::HostInboundItem& item) {
-    return config.file + ":" + std::to_string(item.location.line) + ":" + std::to_string(item.location.column) +
-           ": " + item.path;
+// A capacity error at the item that did not fit.
+Error item_error(const config::Config& config, const config::HostInboundItem& item, std::string message) {
+    Error e = make_error(ErrorCode::InvalidConfig, std::move(message));
+    e.where = ErrorLocation{config.file, item.location.line, item.location.column, item.path};
+    return e;
 }
 
 }  // namespace
@@ -115,10 +117,11 @@ Result<CompiledHostInbound> compile_host_inbound(const config::Config& config, u
                 } else {
                     id = static_cast<uint32_t>(out.services.size());
                     if (id >= HOST_MAX_SERVICES)
-                        return make_error(where(config, item) + ": too many distinct host-inbound entries (at most " +
-                                          std::to_string(HOST_MAX_SERVICES - HOST_SVC_FIRST_NAMED -
-                                                         config::named_host_services().size()) +
-                                          " besides the named services)");
+                        return item_error(config, item,
+                                          "too many distinct host-inbound entries (at most " +
+                                              std::to_string(HOST_MAX_SERVICES - HOST_SVC_FIRST_NAMED -
+                                                             config::named_host_services().size()) +
+                                              " besides the named services)");
                     ids[name] = id;
                     out.services.push_back({id, name, "an entry of the config"});
                     builder.add(0, item.match, id);
@@ -128,9 +131,9 @@ Result<CompiledHostInbound> compile_host_inbound(const config::Config& config, u
             for (const auto& m : matches) builder.add(cz.zone_id, m, id);
             cz.services.push_back(id);
             if (builder.size() > kEntriesPerGeneration)
-                return make_error(where(config, item) + ": host-inbound needs more than " +
-                                  std::to_string(kEntriesPerGeneration) +
-                                  " (zone, protocol, port) entries; allow narrower port ranges");
+                return item_error(config, item,
+                                  "host-inbound needs more than " + std::to_string(kEntriesPerGeneration) +
+                                      " (zone, protocol, port) entries; allow narrower port ranges");
         }
         out.zones.push_back(std::move(cz));
     }

@@ -1,4 +1,4 @@
-// The config model: what a sluice YAML file says (config.md), after syntax
+// The config model: what a sluice YAML file says (docs/config.md), after syntax
 // checks, with the file position of everything a later check may complain
 // about. Lists keep file order, because order is meaning (zone ids, policy
 // precedence, filter order).
@@ -88,7 +88,7 @@ struct Application {
     std::string name;
     Location location;
     uint8_t protocol = 0;
-    // Empty = every port of the protocol (for icmp/icmpv6: echo, see config.md).
+    // Empty = every port of the protocol (for icmp/icmpv6: echo, see docs/config.md).
     std::vector<PortRange> destination_ports;
 };
 
@@ -238,6 +238,9 @@ struct Config {
     // Ruleset ids the running daemon keeps stable across reloads (sessions
     // carry them); empty: ids follow file order (check, tests).
     std::map<std::string, uint16_t> ruleset_ids;
+    // Where each top-level section starts (its key), for errors found after
+    // parsing that concern a section as a whole (the compiler's capacities).
+    std::map<std::string, Location> section_locations;
 
     const Zone* find_zone(const std::string& name) const;
     const AddressBookEntry* find_address(const std::string& name) const;

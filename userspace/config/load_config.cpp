@@ -15,7 +15,7 @@ namespace {
 
 using SectionParser = void (*)(YamlReader&, const YAML::Node&, Config&);
 
-// Top-level sections in the order config.md lists them.
+// Top-level sections in the order docs/config.md lists them.
 const std::vector<std::pair<std::string, SectionParser>>& sections() {
     static const std::vector<std::pair<std::string, SectionParser>> list = {
         {"interfaces", parse_interfaces},     {"zones", parse_zones},
@@ -40,6 +40,7 @@ void parse_root(YamlReader& reader, const YAML::Node& root, Config& config) {
     std::vector<std::string> keys;
     for (const auto& section : sections()) keys.push_back(section.first);
     reader.check_keys(root, "", keys);
+    for (const auto& entry : root) config.section_locations[entry.first.Scalar()] = location_of(entry.first);
     for (const auto& [key, parse] : sections()) {
         const YAML::Node node = root[key];
         // A section written with nothing after it (`nat:`) is the same as omitted.

@@ -38,11 +38,6 @@ Result<Prefix> parse_address(std::string_view text);
 // unknown address-book name.
 bool looks_like_address(std::string_view text);
 
-// Whether bit `index` (0 = most significant) of an address is set.
-inline bool address_bit(const std::array<uint8_t, 16>& addr, int index) {
-    return (addr[index / 8] >> (7 - index % 8)) & 1;
-}
-
 // Clears every bit after the first `length` bits.
 std::array<uint8_t, 16> mask_address(const std::array<uint8_t, 16>& addr, int length);
 

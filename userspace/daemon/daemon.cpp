@@ -12,9 +12,9 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
-#include "compiler/compile.h"
 #include "config/load_config.h"
 #include "daemon/accept_local.h"
+#include "daemon/control_server.h"
 #include "daemon/host_inbound_state.h"
 #include "daemon/nat_state.h"
 #include "daemon/screen_state.h"
@@ -22,7 +22,6 @@
 #include "daemon/session_gc.h"
 #include "daemon/session_size_change.h"
 #include "daemon/state_file.h"
-#include "inspect/ruleset_db.h"
 #include "inspect/stage.h"
 #include "loader/punt_tables.h"
 #include "loader/attach.h"
@@ -31,6 +30,7 @@
 #include "loader/map_io.h"
 #include "loader/nat_ifaddrs.h"
 #include "loader/session_table.h"
+#include "pipeline/prepare.h"
 
 namespace sluice {
 namespace {
@@ -45,11 +45,7 @@ struct Attached {
     std::string warning;
 };
 
-struct LoadedConfig {
-    config::Config parsed;
-    CompiledConfig compiled;
-    std::shared_ptr<const inspect::CompiledRulesets> rulesets;
-};
+using LoadedConfig = pipeline::PreparedConfig;
 
 // The device whose address source NAT to this interface uses: the one the
 // FIB names as egress (the VLAN device for a sub-interface).
@@ -85,9 +81,15 @@ private:
     void detach_all();
     // Runs the inspection stage while the config has rulesets; hands it new ones.
     Status sync_stage(const std::shared_ptr<const inspect::CompiledRulesets>& rulesets);
+    // What state.json holds and `status` on the control socket answers.
+    nlohmann::json state_json() const;
     void write_state_file();
     nlohmann::json inspect_state_json() const;
-    void reload();
+    // Applies the config file again; the reply says how it ended.
+    control::Reply reload();
+    // `sluice inspect stop|start`.
+    control::Reply hold_stage(bool hold);
+    control::Reply answer(const control::Request& request);
     void serve();
 
     RunOptions options_;
@@ -106,26 +108,23 @@ private:
     bool stage_held_ = false;
     uint64_t stage_changes_ = 0;                // answered `sluice inspect stop|start` requests                   // `sluice inspect stop`: kept down until `start`
     config::Timeouts timeouts_;
+    std::unique_ptr<control::ControlServer> control_;
+    std::vector<config::Diagnostic> problems_;  // of the last config the pipeline refused
+    std::vector<std::string> warnings_;         // of the last apply: applied, but not all of it took
     nlohmann::json last_reload_ = {{"ok", true}, {"message", ""}};
     uint64_t reloads_ = 0;
 };
 
 Result<LoadedConfig> Daemon::load_compiled() {
-    auto loaded = config::load_config(options_.config_path);
-    if (!loaded) return loaded.error();
-    if (auto ids = stable_ruleset_ids(loaded.value()); !ids) return ids.error();
-    else loaded.value().ruleset_ids = std::move(ids.value());
-    auto compiled = compiler::compile(loaded.value(), dp_->inactive_generation());
-    if (!compiled) return compiled.error();
-    std::vector<config::Diagnostic> problems;
-    auto rulesets = inspect::compile_rulesets(loaded.value(), problems);
-    if (!rulesets) {
-        std::string text;
-        for (const auto& d : problems) text += config::format_diagnostic(d) + "\n";
-        return make_error(text.empty() ? rulesets.error().message : text);
+    pipeline::PrepareOptions options;
+    options.generation = dp_->inactive_generation();
+    options.ruleset_ids = [this](const config::Config& c) { return stable_ruleset_ids(c); };
+    pipeline::Prepared prepared = pipeline::prepare(options_.config_path, options);
+    if (!prepared.ok()) {
+        problems_ = prepared.problems;
+        return prepared.error();
     }
-    return LoadedConfig{std::move(loaded.value()), std::move(compiled.value()),
-                        std::make_shared<const inspect::CompiledRulesets>(std::move(rulesets.value()))};
+    return std::move(*prepared.config);
 }
 
 Result<std::map<std::string, uint16_t>> Daemon::stable_ruleset_ids(const config::Config& c) const {
@@ -231,6 +230,7 @@ Status Daemon::apply_config(bool initial) {
         wanted[itf.name.substr(0, itf.name.find('.'))] = true;
         if (auto s = attach_interface(itf); !s) {
             if (initial) return s;
+            warnings_.push_back(s.error().message);
             log("reload: " + s.error().message);
         }
     }
@@ -250,6 +250,7 @@ Status Daemon::apply_config(bool initial) {
     ruleset_configs_ = loaded->parsed.rulesets;
     if (auto s = sync_stage(rulesets_); !s) {
         if (initial) return s;
+        warnings_.push_back("inspection stage: " + s.error().message);
         log("reload: inspection stage: " + s.error().message);
     }
     current_ = std::move(loaded->compiled);
@@ -293,6 +294,10 @@ void Daemon::apply_accept_local() {
 }
 
 void Daemon::write_state_file() {
+    if (auto s = write_state(paths_.state_file(), state_json()); !s) log(s.error().message);
+}
+
+nlohmann::json Daemon::state_json() const {
     nlohmann::json state;
     state["instance"] = options_.instance;
     state["pid"] = getpid();
@@ -348,7 +353,7 @@ void Daemon::write_state_file() {
     state["default_action"] = current_.default_action == POLICY_ACTION_PERMIT ? "permit"
                               : current_.default_action == POLICY_ACTION_REJECT ? "reject"
                                                                                 : "deny";
-    if (auto s = write_state(paths_.state_file(), state); !s) log(s.error().message);
+    return state;
 }
 
 nlohmann::json Daemon::inspect_state_json() const {
@@ -385,18 +390,68 @@ nlohmann::json Daemon::inspect_state_json() const {
     return j;
 }
 
-void Daemon::reload() {
+control::Reply Daemon::reload() {
     ++reloads_;
+    problems_.clear();
+    warnings_.clear();
     Status s = apply_config(false);
+    control::Reply reply;
+    reply.ok = s.ok();
     if (s) {
         last_reload_ = {{"ok", true}, {"message", ""}};
-        log("reloaded " + options_.config_path);
+        reply.message = "reloaded " + options_.config_path;
+        for (const auto& w : warnings_) reply.message += "; warning: " + w;
+        log(reply.message);
     } else {
         // The running config stays in force: apply() flips nothing on error.
         last_reload_ = {{"ok", false}, {"message", s.error().message}};
+        reply.message = s.error().message;
+        for (const auto& d : problems_)
+            reply.problems.push_back({d.file, d.location.line, d.location.column, d.path, d.message,
+                                      config::format_diagnostic(d)});
         log("reload rejected, running config kept:\n" + s.error().message);
     }
     write_state_file();
+    runtime_config cfg{};
+    if (read_runtime_config(dp_->map_fd("runtime_cfg"), cfg)) reply.config_generation = cfg.config_generation;
+    return reply;
+}
+
+control::Reply Daemon::hold_stage(bool hold) {
+    control::Reply reply;
+    if (ruleset_configs_.empty()) {
+        reply.message = "instance " + options_.instance + " has no inspect rulesets: there is no stage to " +
+                        (hold ? "stop" : "start");
+        return reply;
+    }
+    stage_held_ = hold;
+    Status st = sync_stage(rulesets_);
+    ++stage_changes_;
+    write_state_file();
+    if (!st) {
+        log("inspection stage: " + st.error().message);
+        reply.message = "inspection stage: " + st.error().message;
+        return reply;
+    }
+    reply.ok = (stage_ != nullptr) != hold;
+    reply.message = reply.ok ? (hold ? "inspection stage stopped: punted flows get their ruleset's fail-mode"
+                                     : "inspection stage running")
+                             : (stage_ ? "the inspection stage is still running; see the daemon's log"
+                                       : "the inspection stage is not running; see the daemon's log");
+    return reply;
+}
+
+control::Reply Daemon::answer(const control::Request& request) {
+    switch (request.command) {
+    case control::Command::reload: return reload();
+    case control::Command::inspect_stop: return hold_stage(true);
+    case control::Command::inspect_start: return hold_stage(false);
+    case control::Command::status: break;
+    }
+    control::Reply reply;
+    reply.ok = true;
+    reply.state = state_json().dump();
+    return reply;
 }
 
 void Daemon::serve() {
@@ -417,20 +472,24 @@ void Daemon::serve() {
     SessionGc gc(dp_->map_fd("sessions_v4"), dp_->map_fd("sessions_v6"), dp_->map_fd("runtime_cfg"),
                  dp_->map_fd("stats"), dp_->map_fd(SLUICE_MAP_NAT_PORTS), dp_->map_fd(SLUICE_MAP_SRC_RELEASED));
     for (;;) {
-        pollfd fds[2] = {{sfd, POLLIN, 0}, {watcher ? watcher.value()->fd() : -1, POLLIN, 0}};
-        int n = poll(fds, 2, 1000);
+        pollfd fds[3] = {{sfd, POLLIN, 0},
+                         {watcher ? watcher.value()->fd() : -1, POLLIN, 0},
+                         {control_ ? control_->fd() : -1, POLLIN, 0}};
+        int n = poll(fds, 3, 1000);
+        if (n > 0 && (fds[2].revents & POLLIN)) {
+            if (auto s = control_->serve_one([this](const control::Request& r) { return answer(r); }); !s)
+                log(s.error().message);
+        }
         if (n > 0 && (fds[0].revents & POLLIN)) {
             signalfd_siginfo si{};
             while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
                 if (si.ssi_signo == SIGHUP) {
-                    reload();
+                    (void)reload();
                 } else if (si.ssi_signo == SIGUSR1 || si.ssi_signo == SIGUSR2) {
-                    stage_held_ = si.ssi_signo == SIGUSR1;
-                    if (auto st = sync_stage(rulesets_); !st) log("inspection stage: " + st.error().message);
-                    ++stage_changes_;
-                    write_state_file();
+                    (void)hold_stage(si.ssi_signo == SIGUSR1);
                 } else {
                     log("stopping: detaching programs (pinned maps and sessions are kept)");
+                    control_.reset();
                     stage_.reset();
                     detach_all();
                     std::filesystem::remove(paths_.state_file());
@@ -492,6 +551,13 @@ int Daemon::run() {
         return 1;
     }
     if (auto s = dp_->pin_programs(); !s) log("warning: " + s.error().message);
+    std::error_code ec;
+    std::filesystem::create_directories(paths_.state_dir, ec);
+    if (auto server = control::ControlServer::open(control::socket_path(paths_.state_dir)); server)
+        control_ = std::move(server.value());
+    else
+        log("warning: " + server.error().message + "; `sluice reload` and `inspect stop|start` cannot reach this "
+            "daemon (SIGHUP still reloads)");
     write_state_file();
 
     std::string summary;

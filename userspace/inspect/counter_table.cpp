@@ -22,7 +22,6 @@ struct FileDescriptor {
     }
 };
 
-std::string errno_text() { return std::strerror(errno); }
 
 std::string_view field_text(const char* field, size_t size) { return {field, ::strnlen(field, size)}; }
 
@@ -56,7 +55,7 @@ Result<std::unique_ptr<CounterTable>> CounterTable::create(const std::string& pa
     // old file or the complete new one.
     const std::string temporary = path + ".tmp." + std::to_string(::getpid());
     auto fail = [&](const std::string& what) {
-        Error error = make_error("cannot create inspect counters " + path + ": " + what + ": " + errno_text());
+        Error error = errno_error("cannot create inspect counters " + path + ": " + what, errno);
         ::unlink(temporary.c_str());
         return error;
     };
@@ -122,14 +121,14 @@ Result<CounterSnapshot> read_counter_table(const std::string& path) {
     if (file.fd < 0) {
         if (errno == ENOENT)
             return make_error(path + ": no inspection counters: the inspection stage is not running");
-        return make_error("cannot open inspection counters " + path + ": " + errno_text());
+        return errno_error("cannot open inspection counters " + path, errno);
     }
     struct stat info {};
-    if (::fstat(file.fd, &info) != 0) return make_error("cannot stat " + path + ": " + errno_text());
+    if (::fstat(file.fd, &info) != 0) return errno_error("cannot stat " + path, errno);
     const size_t size = static_cast<size_t>(info.st_size);
     if (size < sizeof(CounterHeader)) return make_error(path + ": not an inspection counters file (too short)");
     void* mapping = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, file.fd, 0);
-    if (mapping == MAP_FAILED) return make_error("cannot map " + path + ": " + errno_text());
+    if (mapping == MAP_FAILED) return errno_error("cannot map " + path, errno);
     struct Unmap {
         void* at;
         size_t size;

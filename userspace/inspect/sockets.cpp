@@ -11,7 +11,7 @@
 namespace sluice::inspect {
 namespace {
 
-Error sys_error(const std::string& what) { return make_error(what + ": " + std::strerror(errno)); }
+Error sys_error(const std::string& what) { return errno_error(what, errno); }
 
 Status set_int(int fd, int level, int name, int value, const char* what) {
     if (setsockopt(fd, level, name, &value, sizeof(value)) != 0) return sys_error(std::string("setsockopt ") + what);

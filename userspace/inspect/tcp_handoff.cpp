@@ -16,7 +16,7 @@ namespace {
 #define TCPI_OPT_USEC_TS 64
 #endif
 
-Error sock_error(const char* what) { return make_error(std::string(what) + ": " + std::strerror(errno)); }
+Error sock_error(const char* what) { return errno_error(what, errno); }
 
 Result<uint32_t> queue_seq(int fd, int queue) {
     if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &queue, sizeof(queue)) != 0)

@@ -22,7 +22,6 @@
 namespace sluice::inspect {
 namespace {
 
-Error sys_error(const std::string& what, int err) { return make_error(what + ": " + std::strerror(err)); }
 
 // A sock_diag netlink socket of the calling thread's network namespace.
 class DiagSocket {
@@ -42,7 +41,7 @@ public:
     Result<Answer> exchange(uint16_t type, const inet_diag_req_v2& request) {
         if (fd_ < 0) {
             fd_ = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-            if (fd_ < 0) return sys_error("sock_diag socket", errno);
+            if (fd_ < 0) return errno_error("sock_diag socket", errno);
         }
         struct {
             nlmsghdr header;
@@ -56,14 +55,14 @@ public:
         sockaddr_nl kernel{};
         kernel.nl_family = AF_NETLINK;
         if (sendto(fd_, &message, sizeof(message), 0, reinterpret_cast<sockaddr*>(&kernel), sizeof(kernel)) < 0)
-            return sys_error("sock_diag send", errno);
+            return errno_error("sock_diag send", errno);
         // The kernel answers within sendto(): the answer is queued by now.
         // Anything left over from an earlier request is skipped.
         alignas(nlmsghdr) char buffer[8192];
         for (;;) {
             ssize_t n = recv(fd_, buffer, sizeof(buffer), MSG_DONTWAIT);
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return make_error("sock_diag: no answer");
-            if (n < 0) return sys_error("sock_diag receive", errno);
+            if (n < 0) return errno_error("sock_diag receive", errno);
             int left = static_cast<int>(n);
             for (auto* h = reinterpret_cast<nlmsghdr*>(buffer); NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
                 if (h->nlmsg_seq != message.header.nlmsg_seq) continue;
@@ -206,7 +205,7 @@ Result<TimeWaitOutcome> remove_time_wait(const Endpoint& local, const Endpoint& 
     auto found = diag_socket.exchange(SOCK_DIAG_BY_FAMILY, request);
     if (!found) return make_error(tuple + ": " + found.error().message);
     if (found->error == ENOENT) return TimeWaitOutcome::none;
-    if (found->error != 0) return sys_error(tuple + ": sock_diag look-up", found->error);
+    if (found->error != 0) return errno_error(tuple + ": sock_diag look-up", found->error);
     switch (found->socket.idiag_state) {
         case TCP_TIME_WAIT:
             break;
@@ -231,7 +230,7 @@ Result<TimeWaitOutcome> remove_time_wait(const Endpoint& local, const Endpoint& 
     auto destroyed = diag_socket.exchange(SOCK_DESTROY, request);
     if (!destroyed) return make_error(tuple + ": " + destroyed.error().message);
     if (destroyed->error == ENOENT || destroyed->error == ESTALE) return TimeWaitOutcome::none;
-    if (destroyed->error != 0) return sys_error(tuple + ": sock_diag destroy of a TIME_WAIT socket", destroyed->error);
+    if (destroyed->error != 0) return errno_error(tuple + ": sock_diag destroy of a TIME_WAIT socket", destroyed->error);
     return TimeWaitOutcome::removed;
 }
 

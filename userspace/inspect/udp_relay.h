@@ -28,7 +28,6 @@ public:
     void on_listener(int listener_fd);
     // Closes flows idle longer than the context's UDP idle time.
     void sweep(uint64_t now_ns);
-    size_t flow_count() const { return flows_.size(); }
 
 private:
     struct Flow;

@@ -27,8 +27,6 @@ namespace {
 constexpr uint32_t kTcHandle = 0x51c;
 constexpr uint32_t kTcPriority = 0x51c;
 
-std::string errtext(int err) { return std::strerror(err < 0 ? -err : err); }
-
 xdp_attach_mode to_libxdp(XdpMode mode) { return mode == XdpMode::Native ? XDP_MODE_NATIVE : XDP_MODE_SKB; }
 
 uint32_t to_flags(XdpMode mode) { return mode == XdpMode::Native ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE; }
@@ -54,26 +52,26 @@ Status attach_once(uint32_t ifindex, int prog_fd, XdpMode mode) {
         // Atomic swap of an earlier sluice's program: libxdp has no replace
         // for single-program attachments, so use the kernel's REPLACE flag.
         int old_fd = bpf_prog_get_fd_by_id(old_id);
-        if (old_fd < 0) return make_error("cannot open the attached program: " + errtext(errno));
+        if (old_fd < 0) return errno_error("cannot open the attached program", errno);
         LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = old_fd);
         int rc = bpf_xdp_attach(static_cast<int>(ifindex), prog_fd, to_flags(mode) | XDP_FLAGS_REPLACE, &opts);
         close(old_fd);
-        if (rc != 0) return make_error(errtext(rc));
+        if (rc != 0) return errno_error("replacing sluice's program", rc);
         return {};
     }
     if (!old_name.empty())
-        return make_error("another XDP program (" + old_name + ", id " + std::to_string(old_id) +
-                          ") is attached; detach it first");
+        return make_error(ErrorCode::Busy, "another XDP program (" + old_name + ", id " + std::to_string(old_id) +
+                                               ") is attached; detach it first");
     // sluice owns the interface's XDP hook (it swaps its own program
     // atomically on restart), so libxdp's multi-program dispatcher is not used.
     setenv("LIBXDP_SKIP_DISPATCHER", "1", 1);
     libxdp_set_print(silent_libxdp_print);
     xdp_program* prog = xdp_program__from_fd(prog_fd);
     long err = libxdp_get_error(prog);
-    if (err) return make_error("libxdp cannot use the program: " + errtext(static_cast<int>(err)));
+    if (err) return errno_error("libxdp cannot use the program", static_cast<int>(err));
     int rc = xdp_program__attach(prog, static_cast<int>(ifindex), to_libxdp(mode), 0);
     xdp_program__close(prog);
-    if (rc != 0) return make_error(errtext(rc));
+    if (rc != 0) return errno_error(std::string(mode == XdpMode::Native ? "native" : "generic") + " attach", rc);
     return {};
 }
 
@@ -107,7 +105,9 @@ Result<AttachResult> attach_xdp(const std::string& name, uint32_t ifindex, int p
     AttachResult result{.mode = mode, .warning = ""};
     Status s = attach_once(ifindex, prog_fd, mode);
     if (s) return result;
-    if (mode == XdpMode::Native && s.error().message.rfind("another XDP program", 0) != 0) {
+    // Generic XDP is the fallback for a driver without native support, not
+    // for a hook another program holds.
+    if (mode == XdpMode::Native && s.error().code != ErrorCode::Busy) {
         Status g = attach_once(ifindex, prog_fd, XdpMode::Generic);
         if (g) {
             result.mode = XdpMode::Generic;
@@ -150,7 +150,7 @@ Status detach_xdp(const std::string& name, uint32_t ifindex) {
     LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = fd);
     int rc = bpf_xdp_detach(static_cast<int>(ifindex), flags | (fd >= 0 ? XDP_FLAGS_REPLACE : 0), &opts);
     if (fd >= 0) close(fd);
-    if (rc != 0) return make_error("interface " + name + ": XDP detach failed: " + errtext(rc));
+    if (rc != 0) return errno_error("interface " + name + ": XDP detach failed", rc);
     return {};
 }
 
@@ -168,11 +168,11 @@ Status attach_tc(const std::string& name, uint32_t ifindex, int prog_fd, TcHook 
         QuietLibbpf quiet;
         rc = bpf_tc_hook_create(&hook);
     }
-    if (rc != 0 && rc != -EEXIST) return make_error("interface " + name + ": cannot create clsact qdisc: " + errtext(rc));
+    if (rc != 0 && rc != -EEXIST) return errno_error("interface " + name + ": cannot create clsact qdisc", rc);
     LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = prog_fd, .flags = BPF_TC_F_REPLACE, .handle = kTcHandle,
                 .priority = kTcPriority);
     rc = bpf_tc_attach(&hook, &opts);
-    if (rc != 0) return make_error("interface " + name + ": TC " + hook_name(where) + " attach failed: " + errtext(rc));
+    if (rc != 0) return errno_error("interface " + name + ": TC " + hook_name(where) + " attach failed", rc);
     return {};
 }
 
@@ -182,7 +182,7 @@ Status detach_tc(const std::string& name, uint32_t ifindex, TcHook where) {
     QuietLibbpf quiet;  // "Cannot find specified filter chain" when already gone
     int rc = bpf_tc_detach(&hook, &opts);
     if (rc != 0 && rc != -ENOENT && rc != -EINVAL && rc != -ENODEV)
-        return make_error("interface " + name + ": TC " + hook_name(where) + " detach failed: " + errtext(rc));
+        return errno_error("interface " + name + ": TC " + hook_name(where) + " detach failed", rc);
     return {};
 }
 

@@ -13,14 +13,10 @@
 #include "loader/map_io.h"
 #include "loader/host_inbound_tables.h"
 #include "loader/nat_tables.h"
+#include "loader/pin_abi.h"
 #include "loader/session_maps_size.h"
 
 namespace sluice {
-namespace {
-
-std::string errno_text(int err) { return std::strerror(err < 0 ? -err : err); }
-
-}  // namespace
 
 Result<std::unique_ptr<Datapath>> Datapath::open(const DatapathOptions& options) {
     std::unique_ptr<Datapath> dp(new Datapath());
@@ -29,12 +25,13 @@ Result<std::unique_ptr<Datapath>> Datapath::open(const DatapathOptions& options)
         std::error_code ec;
         std::filesystem::create_directories(options.pin_dir, ec);
         if (ec) return make_error("cannot create pin directory " + options.pin_dir + ": " + ec.message());
+        if (auto s = check_pin_abi(options.pin_dir); !s) return s.error();
     }
 
     LIBBPF_OPTS(bpf_object_open_opts, open_opts);
     if (!options.pin_dir.empty()) open_opts.pin_root_path = dp->pin_dir_.c_str();
     sluice_bpf* raw = sluice_bpf::open(&open_opts);
-    if (!raw) return make_error("cannot open the BPF object: " + errno_text(errno));
+    if (!raw) return errno_error("cannot open the BPF object", errno);
     dp->skel_.reset(raw);
 
     if (options.pin_dir.empty()) {
@@ -52,7 +49,12 @@ Result<std::unique_ptr<Datapath>> Datapath::open(const DatapathOptions& options)
                                ? ""
                                : " (if maps pinned under " + options.pin_dir +
                                      " come from an incompatible sluice version, run `sluice down`)";
-        return make_error("cannot load the BPF programs: " + errno_text(err) + hint);
+        Error e = errno_error("cannot load the BPF programs", err);
+        e.message += hint;
+        return e;
+    }
+    if (!options.pin_dir.empty()) {
+        if (auto s = record_pin_abi(options.pin_dir); !s) return s.error();
     }
 
     // First load: a runtime config that is valid before any policy is applied.
@@ -80,6 +82,13 @@ int Datapath::prog_fd(std::string_view name) const {
     return prog ? bpf_program__fd(prog) : -1;
 }
 
+std::vector<std::string> Datapath::program_names() const {
+    std::vector<std::string> names;
+    bpf_program* prog;
+    bpf_object__for_each_program(prog, skel_->obj) names.emplace_back(bpf_program__name(prog));
+    return names;
+}
+
 Status Datapath::wire_jump_table() {
     struct Slot {
         uint32_t slot;
@@ -97,8 +106,7 @@ Status Datapath::wire_jump_table() {
     for (const auto& s : slots) {
         int prog = bpf_program__fd(s.prog);
         if (bpf_map_update_elem(fd, &s.slot, &prog, BPF_ANY) != 0)
-            return make_error("cannot fill jump_table slot " + std::to_string(s.slot) + ": " +
-                              errno_text(errno));
+            return errno_error("cannot fill jump_table slot " + std::to_string(s.slot), errno);
     }
     return {};
 }
@@ -227,7 +235,7 @@ Status Datapath::pin_programs() const {
         std::string path = dir + "/" + bpf_program__name(prog);
         unlink(path.c_str());
         if (bpf_program__pin(prog, path.c_str()) != 0)
-            return make_error("cannot pin program at " + path + ": " + errno_text(errno));
+            return errno_error("cannot pin program at " + path, errno);
     }
     return {};
 }

@@ -46,6 +46,8 @@ public:
 
     int map_fd(std::string_view name) const;
     int prog_fd(std::string_view name) const;
+    // Every program of the object, by name.
+    std::vector<std::string> program_names() const;
     const std::string& pin_dir() const { return pin_dir_; }
     // Flows per family the loaded session maps hold (set at open, fixed after).
     uint32_t session_capacity() const;

@@ -14,7 +14,6 @@ struct InstancePaths {
     std::string pin_dir;     // bpffs: maps pinned by name, progs/ below
     std::string state_dir;   // /run/...: state.json
     std::string state_file() const { return state_dir + "/state.json"; }
-    std::string prog_pin_dir() const { return pin_dir + "/progs"; }
     // The inspection stage's counters (shared memory, read by show inspect).
     std::string inspect_counters_file() const { return state_dir + "/inspect-counters"; }
 };

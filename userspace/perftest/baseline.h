@@ -50,7 +50,6 @@ public:
 
     Status to_baseline();
     Status to_sluice();
-    bool on_baseline() const { return on_baseline_; }
 
 private:
     FirewallSwitch& switch_;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -147,6 +148,9 @@ Status append_history(const std::string& path, const HistoryRow& row) {
         std::ifstream existing(path);
         fresh = !existing || existing.peek() == std::ifstream::traits_type::eof();
     }
+    std::error_code ec;
+    if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty())
+        std::filesystem::create_directories(dir, ec);
     std::ofstream out(path, std::ios::app);
     if (!out) return make_error(path + ": cannot open the history file for appending");
     if (fresh) out << history_header() << "\n";

@@ -37,6 +37,12 @@ std::string source_root() {
     return "";
 }
 
+std::string default_history_path() {
+    const char* state = std::getenv("SLUICE_STATE_DIR");
+    const std::filesystem::path dir = state && *state ? state : "/var/lib/sluice";
+    return (dir / "perf-test" / "history.csv").string();
+}
+
 std::string git_revision(const std::string& root) {
     if (root.empty()) return "unknown";
     auto r = cluster::run_local({"git", "-C", root, "rev-parse", "--short", "HEAD"}, std::chrono::seconds(10));

@@ -1,5 +1,5 @@
-// Where perf-test finds the source tree it reads profiles/ from and writes
-// profiles/history.csv to.
+// Where perf-test finds the source tree it reads profiles/ from, and where it
+// keeps its history.
 #pragma once
 
 #include <string>
@@ -10,6 +10,11 @@ namespace sluice::perftest {
 // profiles/ and CMakeLists.txt; else the tree this file was compiled from
 // (if it still exists); else "".
 std::string source_root();
+
+// The history file when --history is not given: $SLUICE_STATE_DIR (default
+// /var/lib/sluice) /perf-test/history.csv. A state directory, not the
+// source tree: running perf-test leaves a clone as it was.
+std::string default_history_path();
 
 // `git -C ROOT rev-parse --short HEAD`, or "unknown".
 std::string git_revision(const std::string& root);

@@ -24,7 +24,7 @@ void add_perf_test_commands(CLI::App& app) {
     sub->add_flag("--json", options->json, "machine-readable output");
     sub->add_option("--svg", options->svg, "history: draw the runs as an SVG chart into FILE");
     sub->add_option("--environments", options->environments_file, "environments file (default: cluster/environments.yaml)");
-    sub->add_option("--history", options->history_file, "history file (default: profiles/history.csv of the source tree)");
+    sub->add_option("--history", options->history_file, "history file (default: $SLUICE_STATE_DIR/perf-test/history.csv, /var/lib/sluice without it)");
     sub->add_flag("--no-history", options->no_history, "do not append this run to the history");
     sub->add_option("--profiles", options->profiles_dir, "folder of <env>.yaml profile expectations (default: profiles/)");
     sub->add_option("--profile-seconds", options->profile_seconds, "perf record length (default 20; --quick: 5)")

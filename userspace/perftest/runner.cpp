@@ -179,18 +179,12 @@ Result<CompareRun> measure(Context& ctx, std::vector<Family> families) {
 }
 
 std::string history_path(const Context& ctx) {
-    if (!ctx.options.history_file.empty()) return ctx.options.history_file;
-    if (ctx.root.empty()) return "";
-    return (std::filesystem::path(ctx.root) / "profiles" / "history.csv").string();
+    return ctx.options.history_file.empty() ? default_history_path() : ctx.options.history_file;
 }
 
 void record_history(Context& ctx, const CompareRun& run, const CompareSummary& summary) {
     if (ctx.options.no_history) return;
     std::string path = history_path(ctx);
-    if (path.empty()) {
-        ctx.log << "perf-test: source tree not found (set SLUICE_SOURCE_DIR or --history FILE); history not written\n";
-        return;
-    }
     HistoryRow row;
     row.date = history_now();
     row.environment = run.environment;
@@ -403,15 +397,7 @@ int all_mode(Context& ctx) {
 }
 
 int history_mode(const PerfTestOptions& options, std::ostream& out, std::ostream& log) {
-    std::string path = options.history_file;
-    if (path.empty()) {
-        std::string root = source_root();
-        if (root.empty()) {
-            log << "perf-test: source tree not found (set SLUICE_SOURCE_DIR or --history FILE)\n";
-            return 1;
-        }
-        path = (std::filesystem::path(root) / "profiles" / "history.csv").string();
-    }
+    const std::string path = options.history_file.empty() ? default_history_path() : options.history_file;
     auto rows = load_history(path);
     if (!rows) {
         log << "perf-test: " << rows.error().message << "\n";

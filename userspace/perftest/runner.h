@@ -18,7 +18,7 @@ struct PerfTestOptions {
     bool json = false;
     std::string svg;               // history chart file
     std::string environments_file; // "" = the default lookup
-    std::string history_file;      // "" = <source>/profiles/history.csv
+    std::string history_file;      // "" = default_history_path() (paths.h)
     bool no_history = false;
     std::string profiles_dir;      // "" = <source>/profiles
     int profile_seconds = 0;       // perf record length; 0 = 20 (quick: 5)

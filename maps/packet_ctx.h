@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What the parser learned about a packet, handed from one tail-called program
- * to the next through the per-CPU pkt_scratch map. Private to bpf/: it is not
- * part of the ABI.
+ * to the next through the per-CPU pkt_scratch map. Only bpf/ reads it, but
+ * the map is pinned, so its layout is part of the ABI (SLUICE_ABI_VERSION):
+ * userspace/abi_layout.cpp pins its size.
  */
-#ifndef SLUICE_BPF_PACKET_CTX_H
-#define SLUICE_BPF_PACKET_CTX_H
+#ifndef SLUICE_MAPS_PACKET_CTX_H
+#define SLUICE_MAPS_PACKET_CTX_H
 
 #include "sluice_maps.h"
 
@@ -64,7 +65,5 @@ struct packet_ctx {
 	__u8 synproxy_refusal;        /* SYNPROXY_REFUSE: the stat_reason the flow was refused under */
 	__u8 source_counted;          /* the new session counts against its source (screen.bpf.h) */
 };
-
-_Static_assert(STAT_REASON_COUNT <= 256, "synproxy_refusal keeps a stat_reason in a byte");
 
 #endif

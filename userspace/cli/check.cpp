@@ -1,18 +1,24 @@
-#include "config/check.h"
+#include "cli/check.h"
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 
-#include "compiler/compile.h"
-#include "config/load_config.h"
-#include "inspect/platform.h"
-#include "inspect/ruleset_db.h"
+#include "config/session_table_size.h"
+#include "pipeline/prepare.h"
 
-namespace sluice::config {
+namespace sluice::cli {
 namespace {
+
+using config::Config;
+using config::Diagnostic;
+using config::Filter;
+using config::Limits;
+using config::Nat;
+using config::Ruleset;
+using config::session_map_entries;
+using config::session_table_bytes_estimate;
 
 std::string plural(size_t n, const std::string& one, const std::string& many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -74,54 +80,30 @@ size_t inspect_pattern_count(const std::vector<Ruleset>& rulesets) {
     return count;
 }
 
-// Regexes are checked by the compiler that will run them: hyperscan rejects
-// what PCRE accepts (back-references, look-around, patterns that match the
-// empty string), and `check` must fail on what `run` would fail on.
-void check_inspect_patterns(const Config& config, std::vector<Diagnostic>& problems) {
-    if (config.rulesets.empty()) return;
-    if (auto platform = inspect::check_platform(); !platform) {
-        problems.push_back(
-            Diagnostic{config.file, {}, "inspect", "cannot compile patterns: " + platform.error().message});
-        return;
-    }
-    // The compiled databases are not kept: check applies nothing.
-    (void)inspect::compile_rulesets(config, problems);
-}
-
 }  // namespace
 
 int run_check(const std::string& path, std::ostream& out, std::ostream& err, bool json) {
-    LoadResult loaded = read_config_file(path);
-    std::vector<Diagnostic> problems = loaded.diagnostics;
-    std::optional<CompiledConfig> compiled;
-    double compile_ms = 0;
-    if (loaded.ok()) {
-        // Compiling proves the config fits the maps: the classifier's tables
-        // (cross-product capacity, counting rules per packet) can refuse it,
-        // and `check` must fail on what `run` would fail on.
-        const auto started = std::chrono::steady_clock::now();
-        auto result = compiler::compile(*loaded.config, 0);
-        compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-        if (result) compiled = std::move(result.value());
-        else problems.push_back(Diagnostic{path, {}, "", "cannot compile: " + result.error().message});
-        check_inspect_patterns(*loaded.config, problems);
-    }
-
-    if (!problems.empty()) {
+    // The same preparation as run and reload: compiling proves the config
+    // fits the maps (the classifier's tables can refuse it) and hyperscan
+    // accepts every pattern.
+    const pipeline::Prepared prepared = pipeline::prepare(path);
+    const std::vector<Diagnostic>& problems = prepared.problems;
+    if (!prepared.ok()) {
         if (json) {
             nlohmann::json errors = nlohmann::json::array();
             for (const auto& d : problems)
                 errors.push_back({{"file", d.file}, {"line", d.location.line}, {"column", d.location.column},
-                                  {"path", d.path}, {"message", d.message}, {"text", format_diagnostic(d)}});
+                                  {"path", d.path}, {"message", d.message}, {"text", config::format_diagnostic(d)}});
             out << nlohmann::json{{"file", path}, {"valid", false}, {"errors", errors}}.dump(2) << "\n";
         } else {
-            for (const auto& d : problems) err << format_diagnostic(d) << "\n";
+            for (const auto& d : problems) err << config::format_diagnostic(d) << "\n";
         }
         return 1;
     }
 
-    const Config& c = *loaded.config;
-    const CompiledClassifier& t = compiled->tables;
+    const Config& c = prepared.config->parsed;
+    const CompiledClassifier& t = prepared.config->compiled.tables;
+    const double compile_ms = prepared.config->compile_ms;
     if (json) {
         out << nlohmann::json{{"file", path},
                               {"valid", true},
@@ -174,4 +156,4 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
     return 0;
 }
 
-}  // namespace sluice::config
+}  // namespace sluice::cli

@@ -4,12 +4,12 @@
 #include <ostream>
 #include <string>
 
-namespace sluice::config {
+namespace sluice::cli {
 
-// Loads and compiles `path`. With problems: prints each as
+// Prepares `path` as run and reload do (pipeline/prepare.h), applying nothing. With problems: prints each as
 // FILE:LINE:COLUMN: PATH: MESSAGE on `err` (or, with json, an object with an
 // "errors" array on `out`) and returns 1. Without: prints a one-line summary
 // (or a JSON object of counts) on `out` and returns 0.
 int run_check(const std::string& path, std::ostream& out, std::ostream& err, bool json);
 
-}  // namespace sluice::config
+}  // namespace sluice::cli
