@@ -1,5 +1,8 @@
-// `sluice run`: load, attach, then serve until SIGTERM (GC, netlink watch,
-// reload on SIGHUP). Everything it prints goes to stderr.
+// `sluice run`: load, attach, then serve until SIGTERM: the control socket,
+// signals (SIGHUP reloads), session GC, the netlink watcher. A small
+// composition of parts with one job each (daemon.cpp "Parts"): the datapath,
+// InterfaceAttachments, InspectionHost, NatAddressSync, ConfigApplier, the
+// state publisher and SessionGc. Everything it prints goes to stderr.
 #pragma once
 
 #include <string>

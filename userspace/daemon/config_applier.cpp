@@ -1,0 +1,55 @@
+#include "daemon/config_applier.h"
+
+#include <set>
+
+#include "daemon/daemon_log.h"
+#include "daemon/session_size_change.h"
+#include "loader/punt_tables.h"
+#include "pipeline/prepare.h"
+
+extern "C" {
+#include "map_names.h"
+}
+
+namespace sluice {
+
+Status ConfigApplier::apply(bool initial) {
+    problems_.clear();
+    warnings_.clear();
+    pipeline::PrepareOptions options;
+    options.generation = dp_.inactive_generation();
+    options.ruleset_ids = [this](const config::Config& c) { return inspection_.stable_ruleset_ids(c); };
+    pipeline::Prepared prepared = pipeline::prepare(config_path_, options);
+    if (!prepared.ok()) {
+        problems_ = prepared.problems;
+        return prepared.error();
+    }
+    pipeline::PreparedConfig& loaded = *prepared.config;
+    if (auto s = check_session_size_unchanged(loaded.parsed, dp_.session_capacity()); !s) return s;
+    const CompiledConfig& compiled = loaded.compiled;
+    auto resolved = Datapath::resolve(compiled);
+    if (!resolved) return resolved.error();
+    if (auto s = dp_.apply(compiled, resolved.value()); !s) return s;
+    // Interfaces the new config adds get attached; ones it dropped, detached.
+    std::set<std::string> wanted;
+    for (const auto& itf : resolved.value()) {
+        wanted.insert(InterfaceAttachments::device_of(itf.name));
+        if (auto s = attachments_.attach(itf); !s) {
+            if (initial) return s;
+            warnings_.push_back(s.error().message);
+            daemon_log("reload: " + s.error().message);
+        }
+    }
+    attachments_.detach_except(wanted);
+    if (auto s = write_punt_rulesets(dp_.map_fd(SLUICE_MAP_PUNT_RULESETS), loaded.parsed); !s) return s;
+    if (auto s = inspection_.adopt(loaded.parsed, loaded.rulesets); !s) {
+        if (initial) return s;
+        warnings_.push_back("inspection stage: " + s.error().message);
+        daemon_log("reload: inspection stage: " + s.error().message);
+    }
+    applied_ = std::move(loaded.compiled);
+    nat_.adopt(std::move(loaded.parsed.nat), std::move(resolved.value()));
+    return {};
+}
+
+}  // namespace sluice

@@ -1,0 +1,49 @@
+// The datapath's programs on the config's interfaces: xdp_main_prog at each
+// device's XDP hook (native or generic, as loader/attach.h chooses) and the
+// two TC programs. A VLAN sub-interface shares its parent's XDP program, so
+// attachments are kept per device.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "common/result.h"
+#include "loader/attach.h"
+#include "loader/datapath.h"
+
+namespace sluice {
+
+class InterfaceAttachments {
+public:
+    struct Attached {
+        ResolvedInterface itf;  // itf.name is the device
+        XdpMode mode = XdpMode::Generic;
+        std::string warning;    // why native XDP was not used, if it was asked for
+    };
+
+    explicit InterfaceAttachments(const Datapath& dp) : dp_(dp) {}
+
+    // Attaches the interface's device (its parent for a VLAN) unless it is
+    // attached already. On error nothing of this device stays attached.
+    Status attach(const ResolvedInterface& itf);
+    // Detaches every device not in `keep`.
+    void detach_except(const std::set<std::string>& keep);
+    void detach_all();
+
+    const std::map<std::string, Attached>& devices() const { return attached_; }
+    // "lan0 native, wan0 generic"
+    std::string summary() const;
+
+    static std::string device_of(const std::string& interface) { return interface.substr(0, interface.find('.')); }
+
+private:
+    void detach(const std::string& device, uint32_t ifindex);
+
+    const Datapath& dp_;
+    std::map<std::string, Attached> attached_;  // by device
+};
+
+const char* xdp_mode_name(XdpMode mode);
+
+}  // namespace sluice
