@@ -28,7 +28,7 @@ json rule(const json& rules, const std::string& kind, int index) {
 TEST(NatState, EveryRuleWithKindIndexNameAndText) {
     auto cfg = config::load_config(kConfig);
     ASSERT_TRUE(cfg) << cfg.error().message;
-    json nat = nat_state_json(cfg->nat);
+    json nat = json(nat_state(cfg->nat));
     ASSERT_EQ(nat["rules"].size(), 5u);
 
     json lan_out = rule(nat["rules"], "source", 0);
@@ -60,7 +60,7 @@ TEST(NatState, EveryRuleWithKindIndexNameAndText) {
 TEST(NatState, PoolsWithRangesAndPorts) {
     auto cfg = config::load_config(kConfig);
     ASSERT_TRUE(cfg) << cfg.error().message;
-    json pools = nat_state_json(cfg->nat)["pools"];
+    json pools = json(nat_state(cfg->nat))["pools"];
     ASSERT_EQ(pools.size(), 1u);
     EXPECT_EQ(pools[0]["name"], "public");
     EXPECT_EQ(pools[0]["index"], 0);
@@ -82,7 +82,7 @@ nat:
 )",
                                        "t.yaml");
     ASSERT_TRUE(loaded.ok()) << (loaded.diagnostics.empty() ? "" : loaded.diagnostics[0].message);
-    json pool = nat_state_json(loaded.config->nat)["pools"][0];
+    json pool = json(nat_state(loaded.config->nat))["pools"][0];
     EXPECT_EQ(pool["addresses"],
               json::array({"198.18.100.5", "198.18.100.16/28", "198.18.100.40-198.18.100.44", "2001:2:0:200::/112"}));
     EXPECT_EQ(pool["ranges"][1]["last"], "198.18.100.31");

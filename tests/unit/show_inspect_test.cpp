@@ -19,7 +19,11 @@ json state() {
     return {{"inspect",
              {{"running", true},
               {"held_by_operator", false},
+              {"changes", 0},
+              {"counters", "/run/sluice/default/inspect-counters"},
               {"workers", 2},
+              {"tcp_port", 40001},
+              {"udp_port", 40002},
               {"rulesets",
                {{{"name", "ctf"}, {"id", 1}, {"fail_mode", "closed"}, {"inspect_bytes", "unlimited"}, {"patterns", {flag}}},
                 {{"name", "soft"}, {"id", 2}, {"fail_mode", "open"}, {"inspect_bytes", 1024}, {"patterns", {other}}}}}}}};
@@ -34,7 +38,7 @@ inspect::SlotSnapshot slot(const std::string& ruleset, const std::string& patter
 
 InspectReportInput input() {
     InspectReportInput in;
-    in.state = state();
+    in.inspect = state()["inspect"].get<sluice::state::Inspect>();
     in.stage_up_in_datapath = true;
     inspect::CounterSnapshot c;
     c.owner_pid = 42;

@@ -37,7 +37,7 @@ json state() {
 
 NatReportInput input() {
     NatReportInput in;
-    in.state = state();
+    in.nat = state()["nat"].get<sluice::state::Nat>();
     in.now_ns = 100 * kSec;
     in.ifname = [](uint32_t ifindex) { return ifindex == 3 ? std::string("wan0") : std::string(); };
 

@@ -84,9 +84,13 @@ int down(const std::string& instance, std::ostream& out, std::ostream& err) {
     }
     InstancePaths paths = instance_paths(instance);
     auto state = read_state(paths.state_file());
+    if (!state && state.error().code != ErrorCode::NotFound) {
+        // Not this sluice's state file: what it says cannot be trusted, the pins can.
+        err << "sluice: " << state.error().message << "; removing the pins without it\n";
+    }
     int status = 0;
     if (state) {
-        int pid = state->value("pid", 0);
+        const int pid = state->pid;
         if (pid != getpid() && process_alive(pid)) {
             kill(pid, SIGTERM);
             if (!wait_until([&] { return !process_alive(pid); }, std::chrono::seconds(10))) {
@@ -95,9 +99,9 @@ int down(const std::string& instance, std::ostream& out, std::ostream& err) {
             }
         }
         // A daemon that died without detaching (SIGKILL) leaves programs attached.
-        for (const auto& itf : state->value("interfaces", nlohmann::json::array())) {
-            if (!itf.contains("device")) continue;
-            std::string device = itf["device"];
+        for (const auto& itf : state->interfaces) {
+            if (itf.device.empty()) continue;
+            const std::string& device = itf.device;
             unsigned ifindex = if_nametoindex(device.c_str());
             if (ifindex == 0) continue;
             if (auto s = detach_xdp(device, ifindex); !s) {

@@ -37,18 +37,18 @@ uint64_t range_size(const PoolRange& r) {
 
 }  // namespace
 
-PoolSpec pool_spec_from_state(const json& pool) {
+PoolSpec pool_spec_from_state(const state::NatPool& pool) {
     PoolSpec spec;
-    spec.name = pool.value("name", "");
-    spec.port_first = pool.value("port_first", uint16_t{1024});
-    spec.port_last = pool.value("port_last", uint16_t{65535});
-    for (const auto& r : pool.value("ranges", json::array())) {
+    spec.name = pool.name;
+    spec.port_first = pool.port_first;
+    spec.port_last = pool.port_last;
+    for (const auto& r : pool.ranges) {
         PoolRange range;
-        bool v4 = r.value("family", "ipv4") == "ipv4";
+        const bool v4 = r.family == "ipv4";
         range.family = v4 ? SLUICE_FAMILY_IPV4 : SLUICE_FAMILY_IPV6;
-        int af = v4 ? AF_INET : AF_INET6;
-        if (inet_pton(af, r.value("first", "").c_str(), range.first.data()) != 1 ||
-            inet_pton(af, r.value("last", "").c_str(), range.last.data()) != 1)
+        const int af = v4 ? AF_INET : AF_INET6;
+        if (inet_pton(af, r.first.c_str(), range.first.data()) != 1 ||
+            inet_pton(af, r.last.c_str(), range.last.data()) != 1)
             continue;
         spec.ranges.push_back(range);
     }
@@ -92,8 +92,8 @@ json count_by_protocol(const std::vector<NatReservation>& reservations,
     return counts;
 }
 
-json pool_usage_json(const json& pool_state, const std::vector<NatReservation>& reservations) {
-    PoolSpec spec = pool_spec_from_state(pool_state);
+json pool_usage_json(const state::NatPool& pool, const std::vector<NatReservation>& reservations) {
+    PoolSpec spec = pool_spec_from_state(pool);
     auto usage = [&](uint8_t family) {
         auto in_family_pool = [&](const nat_port_key& k) {
             return (family == 0 || k.family == family) && reservation_in_pool(k, spec);
@@ -106,11 +106,11 @@ json pool_usage_json(const json& pool_state, const std::vector<NatReservation>& 
     };
     json out = usage(0);
     out["name"] = spec.name;
-    out["index"] = pool_state.value("index", 0);
-    out["addresses"] = pool_state.value("addresses", json::array());
+    out["index"] = pool.index;
+    out["addresses"] = pool.addresses;
     out["port_first"] = spec.port_first;
     out["port_last"] = spec.port_last;
-    out["persistent"] = pool_state.value("persistent", false);
+    out["persistent"] = pool.persistent;
     out["by_family"] = json::object();
     for (uint8_t family : {uint8_t{SLUICE_FAMILY_IPV4}, uint8_t{SLUICE_FAMILY_IPV6}}) {
         bool present = false;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "loader/nat_reservations.h"
+#include "daemon/published_state.h"
 
 namespace sluice::cli {
 
@@ -26,7 +27,7 @@ struct PoolSpec {
     uint16_t port_first = 1024, port_last = 65535;
 };
 
-PoolSpec pool_spec_from_state(const nlohmann::json& pool);
+PoolSpec pool_spec_from_state(const state::NatPool& pool);
 
 // Addresses in the pool, of one family or (family 0) of both; saturating at
 // UINT64_MAX, which a large IPv6 range reaches.
@@ -45,6 +46,6 @@ nlohmann::json count_by_protocol(const std::vector<NatReservation>& reservations
 // (count_by_protocol), and the same three per family in "by_family"
 // ({"ipv4": {...}, "ipv6": {...}}, families the pool has): a flow takes an
 // address of its own family, so a mixed pool fills per family.
-nlohmann::json pool_usage_json(const nlohmann::json& pool_state, const std::vector<NatReservation>& reservations);
+nlohmann::json pool_usage_json(const state::NatPool& pool, const std::vector<NatReservation>& reservations);
 
 }  // namespace sluice::cli

@@ -26,14 +26,15 @@ namespace {
 
 using nlohmann::json;
 
-std::string name_by_id(const json& list, uint64_t id, const std::string& fallback) {
-    for (const auto& item : list) {
-        if (item.value("id", uint64_t{UINT64_MAX}) == id) return item.value("name", fallback);
-    }
+template <typename Item>
+std::string name_by_id(const std::vector<Item>& list, uint64_t id, const std::string& fallback) {
+    for (const auto& item : list)
+        if (item.id == id) return item.name;
     return fallback;
 }
 
-int show_sessions(const InstancePaths& paths, const json& state, bool json_out, std::ostream& out, std::ostream& err) {
+int show_sessions(const InstancePaths& paths, const state::PublishedState& state, bool json_out, std::ostream& out,
+                  std::ostream& err) {
     auto entries = read_pinned_sessions(paths.pin_dir);
     if (!entries) {
         err << "sluice: " << entries.error().message << "\n";
@@ -63,9 +64,9 @@ int show_sessions(const InstancePaths& paths, const json& state, bool json_out, 
             {"policy_id", e.value.policy_id},
             {"policy", e.value.policy_id == SESSION_POLICY_RELATED
                            ? "-"
-                           : name_by_id(state.value("policies", json::array()), e.value.policy_id, "?")},
-            {"from_zone", name_by_id(state.value("zones", json::array()), e.value.zone_in, "-")},
-            {"to_zone", name_by_id(state.value("zones", json::array()), e.value.zone_out, "-")},
+                           : name_by_id(state.policies, e.value.policy_id, "?")},
+            {"from_zone", name_by_id(state.zones, e.value.zone_in, "-")},
+            {"to_zone", name_by_id(state.zones, e.value.zone_out, "-")},
             {"packets_forward", e.value.packets},
             {"bytes_forward", e.value.bytes},
             {"packets_reply", reply ? reply->value.packets : 0},
@@ -165,55 +166,44 @@ int show_stats(const InstancePaths& paths, bool json_out, std::ostream& out, std
     return 0;
 }
 
-int show_zones(const json& state, bool json_out, std::ostream& out) {
+int show_zones(const state::PublishedState& state, bool json_out, std::ostream& out) {
     json zones = json::array();
-    for (const auto& z : state.value("zones", json::array())) {
-        json itfs = json::array();
-        for (const auto& i : state.value("interfaces", json::array())) {
-            if (i.value("zone_id", 0) == z.value("id", -1)) itfs.push_back(i);
-        }
-        zones.push_back({{"name", z["name"]}, {"id", z["id"]}, {"interfaces", itfs}});
-    }
-    if (json_out) {
-        out << json{{"zones", zones}}.dump(2) << "\n";
-        return 0;
-    }
-    for (const auto& z : zones) {
-        out << z["name"].get<std::string>() << " (id " << z["id"] << "):";
-        for (const auto& i : z["interfaces"]) {
-            out << " " << i.value("name", "?") << " [" << i.value("xdp_mode", "detached") << "]";
-        }
+    for (const auto& z : state.zones) {
+        std::vector<state::Interface> itfs;
+        for (const auto& i : state.interfaces)
+            if (i.zone_id == z.id) itfs.push_back(i);
+        zones.push_back({{"name", z.name}, {"id", z.id}, {"interfaces", itfs}});
+        if (json_out) continue;
+        out << z.name << " (id " << z.id << "):";
+        for (const auto& i : itfs) out << " " << i.name << " [" << (i.device.empty() ? "detached" : i.xdp_mode) << "]";
         out << "\n";
     }
+    if (json_out) out << json{{"zones", zones}}.dump(2) << "\n";
     return 0;
 }
 
-int show_policies(const json& state, bool json_out, std::ostream& out) {
-    json policies = state.value("policies", json::array());
+int show_policies(const state::PublishedState& state, bool json_out, std::ostream& out) {
     if (json_out) {
-        out << json{{"policies", policies}, {"default_action", state.value("default_action", "deny")}}.dump(2)
-            << "\n";
+        out << json{{"policies", state.policies}, {"default_action", state.default_action}}.dump(2) << "\n";
         return 0;
     }
-    auto field = [](const json& p, const char* key) {
-        if (!p.contains(key) || p[key].is_string()) return p.value(key, std::string("any"));
+    auto field = [](const std::vector<std::string>& items) {
+        if (items.empty()) return std::string("any");
         std::string joined;
-        for (const auto& item : p[key]) joined += (joined.empty() ? "" : ",") + item.get<std::string>();
+        for (const auto& item : items) joined += (joined.empty() ? "" : ",") + item;
         return joined;
     };
     out << std::setw(4) << "ID" << "  " << std::left << std::setw(20) << "NAME" << std::setw(22) << "ZONES"
         << std::setw(24) << "SOURCE" << std::setw(24) << "DESTINATION" << std::setw(18) << "APPLICATION"
         << "ACTION" << std::right << "\n";
-    for (const auto& p : policies) {
-        out << std::setw(4) << p["id"].get<int>() << "  " << std::left << std::setw(20)
-            << p["name"].get<std::string>() << std::setw(22)
-            << (p["from"].get<std::string>() + " -> " + p["to"].get<std::string>()) << std::setw(24)
-            << field(p, "source") << std::setw(24) << field(p, "destination") << std::setw(18)
-            << field(p, "application") << p["action"].get<std::string>();
-        if (p.contains("ruleset")) out << ' ' << p["ruleset"].get<std::string>();
+    for (const auto& p : state.policies) {
+        out << std::setw(4) << p.id << "  " << std::left << std::setw(20) << p.name << std::setw(22)
+            << (p.from + " -> " + p.to) << std::setw(24) << field(p.source) << std::setw(24) << field(p.destination)
+            << std::setw(18) << field(p.application) << p.action;
+        if (!p.ruleset.empty()) out << ' ' << p.ruleset;
         out << std::right << "\n";
     }
-    out << "default: " << state.value("default_action", "deny") << "\n";
+    out << "default: " << state.default_action << "\n";
     return 0;
 }
 
@@ -225,17 +215,25 @@ int show(const std::string& what, const std::string& instance, bool json_out, st
         return 1;
     }
     InstancePaths paths = instance_paths(instance);
-    json state = read_state(paths.state_file()).value_or(json::object());
+    // Without a daemon the state file may be gone: sessions, stats, NAT and
+    // inspection counters still come from the pins.
+    auto read = read_state(paths.state_file());
+    if (!read && read.error().code != ErrorCode::NotFound) {
+        err << "sluice: " << read.error().message << "\n";
+        return 1;
+    }
+    const bool have_state = read.ok();
+    const state::PublishedState state = have_state ? read.value() : state::PublishedState{};
     if (what == "sessions") return show_sessions(paths, state, json_out, out, err);
     if (what == "stats") return show_stats(paths, json_out, out, err);
     // Rules and pools come from the state file; without it the maps still tell
     // the interface addresses and the live translations.
     if (what == "nat") return show_nat(paths, state, json_out, out, err);
-    if (what == "inspect") return show_inspect(paths, state, json_out, out, err);
-    if (state.empty()) {
+    if (!have_state) {
         err << "sluice: instance " << instance << " is not running (no " << paths.state_file() << ")\n";
         return 1;
     }
+    if (what == "inspect") return show_inspect(paths, state, json_out, out);
     if (what == "zones") return show_zones(state, json_out, out);
     if (what == "policies") return show_policies(state, json_out, out);
     if (what == "filters") return show_filters(paths, state, json_out, out, err);

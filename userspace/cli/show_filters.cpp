@@ -13,7 +13,7 @@ namespace sluice::cli {
 
 using nlohmann::json;
 
-int show_filters(const InstancePaths& paths, const json& state, bool json_out, std::ostream& out,
+int show_filters(const InstancePaths& paths, const state::PublishedState& state, bool json_out, std::ostream& out,
                  std::ostream& err) {
     PinnedMap hits(paths.pin_dir + "/" SLUICE_MAP_FILTER_HITS);
     PinnedMap cfg_map(paths.pin_dir + "/" SLUICE_MAP_RUNTIME_CONFIG);
@@ -28,22 +28,20 @@ int show_filters(const InstancePaths& paths, const json& state, bool json_out, s
     }
     const uint32_t base = uint32_t(cfg.policy_generation & 1) * FILTER_MAX_RULES;
     json filters = json::array();
-    for (const auto& f : state.value("filters", json::array())) {
+    for (const auto& f : state.filters) {
         json rules = json::array();
-        for (const auto& r : f.value("rules", json::array())) {
-            auto words = read_percpu_words(hits.fd(), base + r.value("slot", 0u), 2);
+        for (const auto& r : f.rules) {
+            auto words = read_percpu_words(hits.fd(), base + r.slot, 2);
             if (!words) {
                 err << "sluice: " << words.error().message << "\n";
                 return 1;
             }
-            rules.push_back({{"name", r.value("name", "")},
-                             {"action", r.value("action", "")},
+            rules.push_back({{"name", r.name},
+                             {"action", r.action},
                              {"packets", words.value()[0]},
                              {"bytes", words.value()[1]}});
         }
-        filters.push_back({{"name", f.value("name", "")},
-                           {"interfaces", f.value("interfaces", json::array())},
-                           {"rules", rules}});
+        filters.push_back({{"name", f.name}, {"interfaces", f.interfaces}, {"rules", rules}});
     }
     if (json_out) {
         out << json{{"filters", filters}}.dump(2) << "\n";

@@ -28,7 +28,7 @@ std::string allowed_text(bool listed, bool all, uint32_t id) {
 
 }  // namespace
 
-int show_host_inbound(const InstancePaths& paths, const json& state, bool json_out, std::ostream& out,
+int show_host_inbound(const InstancePaths& paths, const state::PublishedState& state, bool json_out, std::ostream& out,
                       std::ostream& err) {
     PinnedMap hits(paths.pin_dir + "/" SLUICE_MAP_HOST_HITS);
     PinnedMap cfg_map(paths.pin_dir + "/" SLUICE_MAP_RUNTIME_CONFIG);
@@ -41,16 +41,15 @@ int show_host_inbound(const InstancePaths& paths, const json& state, bool json_o
         err << "sluice: " << r.error().message << "\n";
         return 1;
     }
-    const json host = state.value("host_inbound", json::object());
     std::map<uint32_t, std::string> names;
-    for (const auto& s : host.value("services", json::array())) names[s.value("id", 0u)] = s.value("name", "?");
+    for (const auto& s : state.host_inbound.services) names[s.id] = s.name;
 
     json zones = json::array();
     uint64_t total_accepted = 0, total_dropped = 0;
-    for (const auto& z : host.value("zones", json::array())) {
-        const uint16_t zone_id = z.value("id", uint16_t{0});
-        const bool all = z.value("all", false);
-        std::vector<uint32_t> listed = z.value("services", std::vector<uint32_t>{});
+    for (const auto& z : state.host_inbound.zones) {
+        const uint16_t zone_id = z.id;
+        const bool all = z.all;
+        const std::vector<uint32_t>& listed = z.services;
         json allows = json::array();
         for (uint32_t id : listed) allows.push_back(names.count(id) ? names[id] : "?");
         if (all) allows.push_back("all");
@@ -72,7 +71,7 @@ int show_host_inbound(const InstancePaths& paths, const json& state, bool json_o
                             {"accepted", accepted},
                             {"dropped", dropped}});
         }
-        zones.push_back({{"zone", z.value("name", "?")}, {"id", zone_id}, {"allows", allows}, {"services", rows}});
+        zones.push_back({{"zone", z.name}, {"id", zone_id}, {"allows", allows}, {"services", rows}});
     }
     if (json_out) {
         out << json{{"zones", zones}, {"accepted", total_accepted}, {"dropped", total_dropped}}.dump(2) << "\n";

@@ -29,27 +29,30 @@ const inspect::SlotSnapshot* find_slot(const std::optional<inspect::CounterSnaps
 }  // namespace
 
 json inspect_report(const InspectReportInput& in) {
-    json inspect = in.state.value("inspect", json::object());
+    const state::Inspect& inspect = in.inspect;
     json report;
-    json stage = {{"running", inspect.value("running", false) && in.daemon_alive},
-                  {"held_by_operator", inspect.value("held_by_operator", false)},
+    json stage = {{"running", inspect.running && in.daemon_alive},
+                  {"held_by_operator", inspect.held_by_operator},
                   {"datapath_sees_stage_up", in.stage_up_in_datapath},
                   {"overloaded", in.overloaded}};
-    for (const char* key : {"workers", "tcp_port", "udp_port"})
-        if (inspect.contains(key)) stage[key] = inspect[key];
+    if (inspect.running) {
+        stage["workers"] = inspect.workers;
+        stage["tcp_port"] = inspect.tcp_port;
+        stage["udp_port"] = inspect.udp_port;
+    }
     if (in.counters) {
         stage["counters_owner_pid"] = in.counters->owner_pid;
         stage["counter_names_overflowed"] = in.counters->overflow_names;
     }
     report["stage"] = stage;
     json rulesets = json::array();
-    for (const auto& r : inspect.value("rulesets", json::array())) {
-        std::string name = r.value("name", "");
-        uint16_t id = r.value("id", uint16_t{0});
+    for (const auto& r : inspect.rulesets) {
+        const std::string& name = r.name;
+        const uint16_t id = r.id;
         json rj = {{"name", name},
                    {"id", id},
-                   {"fail_mode", r.value("fail_mode", "closed")},
-                   {"inspect_bytes", r.value("inspect_bytes", json("unlimited"))}};
+                   {"fail_mode", r.fail_mode},
+                   {"inspect_bytes", r.inspect_bytes ? json(*r.inspect_bytes) : json("unlimited")}};
         auto fp = in.fast_path.find(id);
         rj["fast_path"] = fast_path_json(fp != in.fast_path.end() ? fp->second : punt_ruleset_stats{});
         json sj = json::object();
@@ -58,9 +61,9 @@ json inspect_report(const InspectReportInput& in) {
             sj[inspect::to_string(static_cast<Counter>(c))] = slot ? slot->counters[c] : 0;
         rj["stage"] = sj;
         json patterns = json::array();
-        for (const auto& p : r.value("patterns", json::array())) {
+        for (const auto& p : r.patterns) {
             json pj = p;
-            const inspect::SlotSnapshot* ps = find_slot(in.counters, name, p.value("name", ""));
+            const inspect::SlotSnapshot* ps = find_slot(in.counters, name, p.name);
             pj["matches"] = ps ? (*ps)[Counter::matches] : 0;
             patterns.push_back(pj);
         }
@@ -106,22 +109,17 @@ void print_inspect_report(const json& report, std::ostream& out) {
     }
 }
 
-int show_inspect(const InstancePaths& paths, const nlohmann::json& state, bool json_out, std::ostream& out,
-                 std::ostream& err) {
-    if (state.empty()) {
-        err << "sluice: the instance is not running (no " << paths.state_file() << ")\n";
-        return 1;
-    }
+int show_inspect(const InstancePaths& paths, const state::PublishedState& state, bool json_out, std::ostream& out) {
     InspectReportInput in;
-    in.state = state;
-    in.daemon_alive = process_alive(state.value("pid", 0));
-    auto counters = inspect::read_counter_table(state.value("inspect", json::object()).value(
-        "counters", paths.inspect_counters_file()));
+    in.inspect = state.inspect;
+    in.daemon_alive = process_alive(state.pid);
+    auto counters = inspect::read_counter_table(state.inspect.counters.empty() ? paths.inspect_counters_file()
+                                                                               : state.inspect.counters);
     if (counters) in.counters = std::move(counters.value());
     PinnedMap stats(paths.pin_dir + "/" SLUICE_MAP_PUNT_STATS);
     if (stats.fd() >= 0) {
-        for (const auto& r : state.value("inspect", json::object()).value("rulesets", json::array())) {
-            uint16_t id = r.value("id", uint16_t{0});
+        for (const auto& r : state.inspect.rulesets) {
+            const uint16_t id = r.id;
             auto words = read_percpu_words(stats.fd(), id, sizeof(punt_ruleset_stats) / sizeof(uint64_t));
             if (!words) continue;
             punt_ruleset_stats s{};

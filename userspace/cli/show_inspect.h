@@ -12,6 +12,8 @@
 #include "inspect/counter_table.h"
 #include "loader/instance_paths.h"
 
+#include "daemon/published_state.h"
+
 extern "C" {
 #include "sluice_maps.h"
 }
@@ -19,7 +21,7 @@ extern "C" {
 namespace sluice::cli {
 
 struct InspectReportInput {
-    nlohmann::json state = nlohmann::json::object();      // the instance's state file
+    state::Inspect inspect;                                 // the state file's "inspect"
     std::optional<inspect::CounterSnapshot> counters;      // absent: the stage never ran
     std::map<uint16_t, punt_ruleset_stats> fast_path;      // by ruleset id, summed over CPUs
     bool stage_up_in_datapath = false;                     // punt_cfg.stage_up
@@ -31,7 +33,6 @@ struct InspectReportInput {
 nlohmann::json inspect_report(const InspectReportInput& in);
 void print_inspect_report(const nlohmann::json& report, std::ostream& out);
 
-int show_inspect(const InstancePaths& paths, const nlohmann::json& state, bool json_out, std::ostream& out,
-                 std::ostream& err);
+int show_inspect(const InstancePaths& paths, const state::PublishedState& state, bool json_out, std::ostream& out);
 
 }  // namespace sluice::cli

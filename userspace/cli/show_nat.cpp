@@ -24,10 +24,9 @@ json tuple_json(const SessionEntry& t) {
             {"destination", endpoint_text(t.family, t.dst_addr, t.dst_port)}};
 }
 
-std::string rule_name(const json& state, uint32_t index) {
-    for (const auto& r : state.value("nat", json::object()).value("rules", json::array())) {
-        if (r.value("kind", "") == "source" && r.value("index", UINT32_MAX) == index) return r.value("name", "");
-    }
+std::string rule_name(const state::Nat& nat, uint32_t index) {
+    for (const auto& r : nat.rules)
+        if (r.kind == "source" && r.index == index) return r.name;
     return "";
 }
 
@@ -73,7 +72,7 @@ json translations_json(const NatReportInput& in) {
                 const nat_port_value& v = *it->second;
                 r["inside"] = endpoint_text(e.family, v.inside_addr, v.inside_port);
                 r["rule_id"] = v.rule_id;
-                r["rule"] = rule_name(in.state, v.rule_id);
+                r["rule"] = rule_name(in.nat, v.rule_id);
             } else {
                 r["missing"] = true;  // the flow says it holds a port nat_ports lacks
             }
@@ -104,10 +103,9 @@ json session_nat_json(const SessionEntry& e) {
 }
 
 json nat_report(const NatReportInput& in) {
-    json nat = in.state.value("nat", json::object());
     json pools = json::array();
-    for (const auto& p : nat.value("pools", json::array())) pools.push_back(pool_usage_json(p, in.reservations));
-    return {{"rules", nat.value("rules", json::array())},
+    for (const auto& p : in.nat.pools) pools.push_back(pool_usage_json(p, in.reservations));
+    return {{"rules", in.nat.rules},
             {"pools", pools},
             {"interfaces", interfaces_json(in)},
             {"translations", translations_json(in)}};
@@ -164,10 +162,11 @@ void print_nat_report(const json& report, std::ostream& out) {
     out << report["translations"].size() << " translation(s)\n";
 }
 
-int show_nat(const InstancePaths& paths, const json& state, bool json_out, std::ostream& out, std::ostream& err) {
+int show_nat(const InstancePaths& paths, const state::PublishedState& state, bool json_out, std::ostream& out,
+             std::ostream& err) {
     PinnedMap ports(paths.pin_dir + "/" SLUICE_MAP_NAT_PORTS), ifaddrs(paths.pin_dir + "/" SLUICE_MAP_NAT_IFADDRS);
     NatReportInput in;
-    in.state = state;
+    in.nat = state.nat;
     in.now_ns = coarse_now_ns();
     in.ifname = [](uint32_t ifindex) {
         char name[IF_NAMESIZE] = {};

@@ -15,11 +15,12 @@
 #include "loader/nat_ifaddrs.h"
 #include "loader/nat_reservations.h"
 #include "loader/session_table.h"
+#include "daemon/published_state.h"
 
 namespace sluice::cli {
 
 struct NatReportInput {
-    nlohmann::json state = nlohmann::json::object();   // the instance's state file
+    state::Nat nat;                                     // the state file's "nat"
     std::vector<SessionEntry> sessions;
     std::vector<NatReservation> reservations;
     std::vector<NatIfaddrEntry> ifaddrs;
@@ -35,7 +36,7 @@ void print_nat_report(const nlohmann::json& report, std::ostream& out);
 // translates the source, "dst" likewise; null when it translates nothing.
 nlohmann::json session_nat_json(const SessionEntry& e);
 
-int show_nat(const InstancePaths& paths, const nlohmann::json& state, bool json_out, std::ostream& out,
+int show_nat(const InstancePaths& paths, const state::PublishedState& state, bool json_out, std::ostream& out,
              std::ostream& err);
 
 }  // namespace sluice::cli

@@ -35,7 +35,8 @@ std::string scan_text(const json& scan) {
 
 }  // namespace
 
-int show_screens(const InstancePaths& paths, const json& state, bool json_out, std::ostream& out, std::ostream& err) {
+int show_screens(const InstancePaths& paths, const state::PublishedState& state, bool json_out, std::ostream& out,
+                 std::ostream& err) {
     PinnedMap hits(paths.pin_dir + "/" SLUICE_MAP_SCREEN_HITS);
     PinnedMap cfg_map(paths.pin_dir + "/" SLUICE_MAP_RUNTIME_CONFIG);
     if (hits.fd() < 0 || cfg_map.fd() < 0) {
@@ -49,15 +50,16 @@ int show_screens(const InstancePaths& paths, const json& state, bool json_out, s
     }
     const uint32_t base = uint32_t(cfg.policy_generation & 1) * SLUICE_MAX_ZONES;
     json zones = json::array();
-    for (const auto& z : state.value("screens", json::array())) {
-        auto words = read_percpu_words(hits.fd(), base + z.value("id", 0u), sizeof(screen_counter) / 8);
+    for (const auto& screen : state.screens) {
+        const json z = screen;  // the configured screens as the state file writes them
+        auto words = read_percpu_words(hits.fd(), base + screen.id, sizeof(screen_counter) / 8);
         if (!words) {
             err << "sluice: " << words.error().message << "\n";
             return 1;
         }
         const auto& w = words.value();
-        zones.push_back({{"zone", z.value("zone", "?")},
-                         {"syn_proxy", z.value("syn_proxy", json("off"))},
+        zones.push_back({{"zone", screen.zone},
+                         {"syn_proxy", z["syn_proxy"]},
                          {"counters",
                           {{"syn_proxy_cookies_sent", w[0]},
                            {"syn_proxy_cookies_valid", w[1]},

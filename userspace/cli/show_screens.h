@@ -8,10 +8,11 @@
 #include <ostream>
 
 #include "loader/instance_paths.h"
+#include "daemon/published_state.h"
 
 namespace sluice::cli {
 
-int show_screens(const InstancePaths& paths, const nlohmann::json& state, bool json_out, std::ostream& out,
+int show_screens(const InstancePaths& paths, const state::PublishedState& state, bool json_out, std::ostream& out,
                  std::ostream& err);
 
 }  // namespace sluice::cli

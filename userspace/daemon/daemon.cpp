@@ -62,12 +62,12 @@ private:
     InstancePaths paths_;
     std::unique_ptr<Parts> parts_;
     std::unique_ptr<control::ControlServer> control_;
-    nlohmann::json last_reload_ = {{"ok", true}, {"message", ""}};
+    state::LastReload last_reload_;
     uint64_t reloads_ = 0;
 };
 
-nlohmann::json state_of(const RunOptions& options, const InstancePaths& paths, const Parts& parts, uint64_t reloads,
-                        const nlohmann::json& last_reload) {
+state::PublishedState state_of(const RunOptions& options, const InstancePaths& paths, const Parts& parts,
+                               uint64_t reloads, const state::LastReload& last_reload) {
     return published_state(StateSources{.instance = options.instance,
                                         .config_path = options.config_path,
                                         .pin_dir = paths.pin_dir,
@@ -91,13 +91,13 @@ control::Reply Daemon::reload() {
     control::Reply reply;
     reply.ok = s.ok();
     if (s) {
-        last_reload_ = {{"ok", true}, {"message", ""}};
+        last_reload_ = {.ok = true, .message = ""};
         reply.message = "reloaded " + options_.config_path;
         for (const auto& w : parts_->applier.warnings()) reply.message += "; warning: " + w;
         daemon_log(reply.message);
     } else {
         // The running config stays in force: apply() flips nothing on error.
-        last_reload_ = {{"ok", false}, {"message", s.error().message}};
+        last_reload_ = {.ok = false, .message = s.error().message};
         reply.message = s.error().message;
         for (const auto& d : parts_->applier.problems())
             reply.problems.push_back({d.file, d.location.line, d.location.column, d.path, d.message,
@@ -142,7 +142,7 @@ control::Reply Daemon::answer(const control::Request& request) {
     }
     control::Reply reply;
     reply.ok = true;
-    reply.state = state_of(options_, paths_, *parts_, reloads_, last_reload_).dump();
+    reply.state = nlohmann::json(state_of(options_, paths_, *parts_, reloads_, last_reload_)).dump();
     return reply;
 }
 
@@ -219,7 +219,7 @@ int Daemon::run() {
     }
     paths_ = instance_paths(options_.instance);
     if (auto state = read_state(paths_.state_file())) {
-        int pid = state->value("pid", 0);
+        const int pid = state->pid;
         if (pid != getpid() && process_alive(pid)) {
             daemon_log("instance " + options_.instance + " is already running (pid " + std::to_string(pid) + ")");
             return 1;

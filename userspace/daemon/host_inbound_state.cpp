@@ -2,13 +2,12 @@
 
 namespace sluice {
 
-nlohmann::json host_inbound_state_json(const CompiledHostInbound& host) {
-    nlohmann::json services = nlohmann::json::array(), zones = nlohmann::json::array();
-    for (const auto& s : host.services)
-        services.push_back({{"id", s.id}, {"name", s.name}, {"description", s.description}});
+state::HostInbound host_inbound_state(const CompiledHostInbound& host) {
+    state::HostInbound out;
+    for (const auto& s : host.services) out.services.push_back({s.id, s.name, s.description});
     for (const auto& z : host.zones)
-        zones.push_back({{"name", z.zone}, {"id", z.zone_id}, {"all", z.all}, {"services", z.services}});
-    return {{"services", services}, {"zones", zones}};
+        out.zones.push_back({z.zone, z.zone_id, z.all, std::vector<uint32_t>(z.services.begin(), z.services.end())});
+    return out;
 }
 
 }  // namespace sluice

@@ -2,12 +2,12 @@
 // each zone allows, for `sluice show host-inbound`.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "daemon/published_state.h"
 
 #include "compiler/compiled_host_inbound.h"
 
 namespace sluice {
 
-nlohmann::json host_inbound_state_json(const CompiledHostInbound& host);
+state::HostInbound host_inbound_state(const CompiledHostInbound& host);
 
 }  // namespace sluice

@@ -82,37 +82,32 @@ Status InspectionHost::sync() {
     return {};
 }
 
-nlohmann::json InspectionHost::state_json() const {
-    nlohmann::json j;
-    j["running"] = stage_ != nullptr;
-    j["held_by_operator"] = held_;
-    j["changes"] = changes_;
-    j["counters"] = paths_.inspect_counters_file();
+state::Inspect InspectionHost::published() const {
+    state::Inspect out;
+    out.running = stage_ != nullptr;
+    out.held_by_operator = held_;
+    out.changes = changes_;
+    out.counters = paths_.inspect_counters_file();
     if (stage_) {
-        j["workers"] = stage_->worker_count();
-        j["tcp_port"] = stage_->ports().tcp;
-        j["udp_port"] = stage_->ports().udp;
+        out.workers = static_cast<uint32_t>(stage_->worker_count());
+        out.tcp_port = stage_->ports().tcp;
+        out.udp_port = stage_->ports().udp;
     }
-    auto& list = j["rulesets"] = nlohmann::json::array();
+    static const char* directions[] = {"client-to-server", "server-to-client", "both"};
+    static const char* actions[] = {"reject", "drop", "alert"};
     for (const auto& r : ruleset_configs_) {
         auto id = ruleset_ids_.find(r.name);
-        nlohmann::json rj = {{"name", r.name},
-                             {"id", id == ruleset_ids_.end() ? 0 : id->second},
-                             {"fail_mode", r.fail_closed ? "closed" : "open"}};
-        rj["inspect_bytes"] = r.inspect_bytes ? nlohmann::json(*r.inspect_bytes) : nlohmann::json("unlimited");
-        auto& patterns = rj["patterns"] = nlohmann::json::array();
-        for (const auto& p : r.patterns) {
-            static const char* directions[] = {"client-to-server", "server-to-client", "both"};
-            static const char* actions[] = {"reject", "drop", "alert"};
-            patterns.push_back({{"name", p.name},
-                                {"regex", p.regex},
-                                {"direction", directions[static_cast<int>(p.direction)]},
-                                {"action", actions[static_cast<int>(p.action)]},
-                                {"caseless", p.caseless}});
-        }
-        list.push_back(rj);
+        state::InspectRuleset rs;
+        rs.name = r.name;
+        rs.id = id == ruleset_ids_.end() ? uint16_t{0} : id->second;
+        rs.fail_mode = r.fail_closed ? "closed" : "open";
+        if (r.inspect_bytes) rs.inspect_bytes = *r.inspect_bytes;
+        for (const auto& p : r.patterns)
+            rs.patterns.push_back({p.name, p.regex, directions[static_cast<int>(p.direction)],
+                                   actions[static_cast<int>(p.action)], p.caseless});
+        out.rulesets.push_back(std::move(rs));
     }
-    return j;
+    return out;
 }
 
 }  // namespace sluice

@@ -11,10 +11,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "common/result.h"
 #include "config/config.h"
+#include "daemon/published_state.h"
 #include "inspect/ruleset_db.h"
 #include "inspect/stage.h"
 #include "loader/datapath.h"
@@ -43,7 +42,7 @@ public:
     void stop() { stage_.reset(); }
 
     // The "inspect" part of the published state.
-    nlohmann::json state_json() const;
+    state::Inspect published() const;
 
 private:
     Status sync();

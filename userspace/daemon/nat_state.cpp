@@ -45,72 +45,80 @@ std::string match_text(const json& m) {
     return joined;
 }
 
-json source_rule(const config::SourceNatRule& r, size_t index) {
-    json j = {{"kind", "source"},          {"index", index},
-              {"name", r.name},            {"from", r.from.name},
-              {"to", r.to.name},           {"source", match_json(r.source)},
-              {"destination", match_json(r.destination)}};
-    if (r.pool) j["pool"] = r.pool->name;
-    j["match"] = r.from.name + " -> " + r.to.name + ", source " + match_text(j["source"]) + ", destination " +
-                 match_text(j["destination"]);
-    j["translation"] = r.pool ? "pool " + r.pool->name : std::string("interface");
-    return j;
+state::NatRule source_rule(const config::SourceNatRule& r, size_t index) {
+    state::NatRule rule;
+    rule.kind = "source";
+    rule.index = static_cast<uint32_t>(index);
+    rule.name = r.name;
+    json& d = rule.details;
+    d = {{"from", r.from.name}, {"to", r.to.name}, {"source", match_json(r.source)},
+         {"destination", match_json(r.destination)}};
+    if (r.pool) d["pool"] = r.pool->name;
+    rule.match = r.from.name + " -> " + r.to.name + ", source " + match_text(d["source"]) + ", destination " +
+                 match_text(d["destination"]);
+    rule.translation = r.pool ? "pool " + r.pool->name : std::string("interface");
+    return rule;
 }
 
-json destination_rule(const config::DestinationNatRule& r, size_t index) {
+state::NatRule destination_rule(const config::DestinationNatRule& r, size_t index) {
     const std::string dest = prefix_text(r.destination), to = prefix_text(r.translate_address);
     const bool v6 = r.destination.family == config::Family::ipv6;
     auto with_port = [&](const std::string& a, uint16_t port) {
         return (v6 ? "[" + a + "]" : a) + ":" + std::to_string(port);
     };
-    json j = {{"kind", "destination"}, {"index", index},     {"name", r.name},
-              {"from", r.from.name},   {"destination", dest}, {"translate_address", to}};
-    if (r.protocol) j["protocol"] = config::protocol_name(*r.protocol);
-    if (r.port) j["port"] = *r.port;
-    if (r.translate_port) j["translate_port"] = *r.translate_port;
-    j["match"] = "from " + r.from.name + ", " + (r.protocol ? config::protocol_name(*r.protocol) + " " : "") +
+    state::NatRule rule;
+    rule.kind = "destination";
+    rule.index = static_cast<uint32_t>(index);
+    rule.name = r.name;
+    json& d = rule.details;
+    d = {{"from", r.from.name}, {"destination", dest}, {"translate_address", to}};
+    if (r.protocol) d["protocol"] = config::protocol_name(*r.protocol);
+    if (r.port) d["port"] = *r.port;
+    if (r.translate_port) d["translate_port"] = *r.translate_port;
+    rule.match = "from " + r.from.name + ", " + (r.protocol ? config::protocol_name(*r.protocol) + " " : "") +
                  (r.port ? with_port(dest, *r.port) : dest);
-    j["translation"] = r.translate_port ? with_port(to, *r.translate_port) : to;
-    return j;
+    rule.translation = r.translate_port ? with_port(to, *r.translate_port) : to;
+    return rule;
 }
 
+// static and nptv6 entries have no name in the config.
 template <typename Rule>
-json prefix_rule(const char* kind, const Rule& r, size_t index) {
-    // static and nptv6 entries have no name in the config.
-    return {{"kind", kind},
-            {"index", index},
-            {"name", ""},
-            {"inside", prefix_text(r.inside)},
-            {"outside", prefix_text(r.outside)},
-            {"match", "inside " + prefix_text(r.inside)},
-            {"translation", "outside " + prefix_text(r.outside)}};
+state::NatRule prefix_rule(const char* kind, const Rule& r, size_t index) {
+    state::NatRule rule;
+    rule.kind = kind;
+    rule.index = static_cast<uint32_t>(index);
+    rule.details = {{"inside", prefix_text(r.inside)}, {"outside", prefix_text(r.outside)}};
+    rule.match = "inside " + prefix_text(r.inside);
+    rule.translation = "outside " + prefix_text(r.outside);
+    return rule;
 }
 
-json pool_json(const config::NatPool& p, size_t index) {
-    json ranges = json::array(), addresses = json::array();
+state::NatPool pool_state(const config::NatPool& p, size_t index) {
+    state::NatPool pool;
+    pool.name = p.name;
+    pool.index = static_cast<uint32_t>(index);
     for (const auto& r : p.addresses) {
-        std::string first = prefix_text(r.first), last = prefix_text(r.last);
-        ranges.push_back({{"family", r.first.family == config::Family::ipv4 ? "ipv4" : "ipv6"},
-                          {"first", first},
-                          {"last", last}});
-        addresses.push_back(range_text(r));
+        pool.ranges.push_back({r.first.family == config::Family::ipv4 ? "ipv4" : "ipv6", prefix_text(r.first),
+                               prefix_text(r.last)});
+        pool.addresses.push_back(range_text(r));
     }
-    return {{"name", p.name},          {"index", index},           {"addresses", addresses},
-            {"ranges", ranges},        {"port_first", p.ports.lo}, {"port_last", p.ports.hi},
-            {"persistent", p.persistent}};
+    pool.port_first = p.ports.lo;
+    pool.port_last = p.ports.hi;
+    pool.persistent = p.persistent;
+    return pool;
 }
 
 }  // namespace
 
-json nat_state_json(const config::Nat& nat) {
-    json rules = json::array(), pools = json::array();
-    for (size_t i = 0; i < nat.source.size(); ++i) rules.push_back(source_rule(nat.source[i], i));
-    for (size_t i = 0; i < nat.destination.size(); ++i) rules.push_back(destination_rule(nat.destination[i], i));
+state::Nat nat_state(const config::Nat& nat) {
+    state::Nat out;
+    for (size_t i = 0; i < nat.source.size(); ++i) out.rules.push_back(source_rule(nat.source[i], i));
+    for (size_t i = 0; i < nat.destination.size(); ++i) out.rules.push_back(destination_rule(nat.destination[i], i));
     for (size_t i = 0; i < nat.static_rules.size(); ++i)
-        rules.push_back(prefix_rule("static", nat.static_rules[i], i));
-    for (size_t i = 0; i < nat.nptv6.size(); ++i) rules.push_back(prefix_rule("nptv6", nat.nptv6[i], i));
-    for (size_t i = 0; i < nat.pools.size(); ++i) pools.push_back(pool_json(nat.pools[i], i));
-    return {{"rules", rules}, {"pools", pools}};
+        out.rules.push_back(prefix_rule("static", nat.static_rules[i], i));
+    for (size_t i = 0; i < nat.nptv6.size(); ++i) out.rules.push_back(prefix_rule("nptv6", nat.nptv6[i], i));
+    for (size_t i = 0; i < nat.pools.size(); ++i) out.pools.push_back(pool_state(nat.pools[i], i));
+    return out;
 }
 
 }  // namespace sluice

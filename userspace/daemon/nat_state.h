@@ -3,15 +3,13 @@
 // it translates to) and every pool with its address ranges and ports.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include "config/config.h"
+#include "daemon/published_state.h"
 
 namespace sluice {
 
-// {"rules": [...], "pools": [...]}; rule kinds "source" | "destination" |
-// "static" | "nptv6", index = position in that list (the rule_id the
-// datapath records). Pool ranges as {"family", "first", "last"} addresses.
-nlohmann::json nat_state_json(const config::Nat& nat);
+// Rule kinds "source" | "destination" | "static" | "nptv6", index = position
+// in that list (the rule_id the datapath records).
+state::Nat nat_state(const config::Nat& nat);
 
 }  // namespace sluice

@@ -2,7 +2,7 @@
 // `sluice show screens`.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "daemon/published_state.h"
 #include <vector>
 
 extern "C" {
@@ -13,6 +13,6 @@ extern "C" {
 
 namespace sluice {
 
-nlohmann::json screen_state_json(const std::vector<CompiledZone>& zones, const std::vector<zone_screen>& screens);
+std::vector<state::ScreenZone> screen_state(const std::vector<CompiledZone>& zones, const std::vector<zone_screen>& screens);
 
 }  // namespace sluice

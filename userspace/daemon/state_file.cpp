@@ -8,28 +8,28 @@
 
 namespace sluice {
 
-Status write_state(const std::string& path, const nlohmann::json& state) {
+Status write_state(const std::string& path, const state::PublishedState& state) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
     std::string tmp = path + ".tmp";
     {
         std::ofstream out(tmp);
         if (!out) return make_error("cannot write " + tmp);
-        out << state.dump(2) << "\n";
+        out << nlohmann::json(state).dump(2) << "\n";
     }
     std::filesystem::rename(tmp, path, ec);  // readers never see a half-written file
     if (ec) return make_error("cannot write " + path + ": " + ec.message());
     return {};
 }
 
-std::optional<nlohmann::json> read_state(const std::string& path) {
+Result<state::PublishedState> read_state(const std::string& path) {
     std::ifstream in(path);
-    if (!in) return std::nullopt;
-    try {
-        return nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception&) {
-        return std::nullopt;
-    }
+    if (!in) return make_error(ErrorCode::NotFound, "no state file " + path);
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded()) return make_error("state file " + path + " is not JSON");
+    auto state = state::parse_published_state(j);
+    if (!state) return with_context("state file " + path, state.error());
+    return state;
 }
 
 bool process_alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }

@@ -8,11 +8,15 @@
 #include <string>
 
 #include "common/result.h"
+#include "daemon/published_state.h"
 
 namespace sluice {
 
-Status write_state(const std::string& path, const nlohmann::json& state);
-std::optional<nlohmann::json> read_state(const std::string& path);
+// Writes atomically: readers see the old file or the new one.
+Status write_state(const std::string& path, const state::PublishedState& state);
+// The file's state: an Error with code NotFound when there is no file, and
+// one naming the field when the file does not parse as this sluice's state.
+Result<state::PublishedState> read_state(const std::string& path);
 bool process_alive(int pid);
 
 }  // namespace sluice

@@ -10,64 +10,61 @@
 #include "loader/map_io.h"
 
 namespace sluice {
+namespace {
 
-nlohmann::json published_state(const StateSources& in) {
-    nlohmann::json state;
-    state["instance"] = in.instance;
-    state["pid"] = getpid();
-    state["config"] = std::filesystem::absolute(in.config_path).string();
-    state["pin_dir"] = in.pin_dir;
+const char* action_name(uint8_t action) {
+    static const char* actions[] = {"deny", "permit", "reject", "inspect"};
+    return actions[action & 3];
+}
+
+}  // namespace
+
+state::PublishedState published_state(const StateSources& in) {
+    state::PublishedState out;
+    out.instance = in.instance;
+    out.pid = getpid();
+    out.config = std::filesystem::absolute(in.config_path).string();
+    out.pin_dir = in.pin_dir;
     runtime_config cfg{};
-    if (read_runtime_config(in.datapath.map_fd("runtime_cfg"), cfg)) state["config_generation"] = cfg.config_generation;
-    state["reloads"] = in.reloads;
-    state["last_reload"] = in.last_reload;
-    auto& itfs = state["interfaces"] = nlohmann::json::array();
+    if (read_runtime_config(in.datapath.map_fd("runtime_cfg"), cfg)) out.config_generation = cfg.config_generation;
+    out.reloads = in.reloads;
+    out.last_reload = in.last_reload;
     for (const auto& itf : in.applied.interfaces) {
-        std::string device = itf.parent.empty() ? itf.name : itf.parent;
-        nlohmann::json j = {{"name", itf.name}, {"zone_id", itf.zone_id}, {"vlan_id", itf.vlan_id},
-                            {"xdp_mode_requested", itf.xdp_mode}};
+        state::Interface i;
+        i.name = itf.name;
+        i.zone_id = itf.zone_id;
+        i.vlan_id = itf.vlan_id;
+        i.xdp_mode_requested = itf.xdp_mode;
+        const std::string device = itf.parent.empty() ? itf.name : itf.parent;
         if (auto a = in.attachments.devices().find(device); a != in.attachments.devices().end()) {
-            j["device"] = device;
-            j["ifindex"] = a->second.itf.ifindex;
-            j["xdp_mode"] = xdp_mode_name(a->second.mode);
-            if (!a->second.warning.empty()) j["warning"] = a->second.warning;
+            i.device = device;
+            i.ifindex = a->second.itf.ifindex;
+            i.xdp_mode = xdp_mode_name(a->second.mode);
+            i.warning = a->second.warning;
         }
-        itfs.push_back(j);
+        out.interfaces.push_back(std::move(i));
     }
-    auto& zones = state["zones"] = nlohmann::json::array();
-    for (const auto& z : in.applied.zones) zones.push_back({{"name", z.name}, {"id", z.id}});
-    auto& policies = state["policies"] = nlohmann::json::array();
-    for (const auto& p : in.applied.policies) {
-        static const char* actions[] = {"deny", "permit", "reject", "inspect"};
-        nlohmann::json j = {{"name", p.name}, {"id", p.id}, {"from", p.from_zone}, {"to", p.to_zone},
-                            {"action", actions[p.action & 3]}};
-        if (!p.ruleset.empty()) j["ruleset"] = p.ruleset;
-        j["source"] = p.sources.empty() ? nlohmann::json("any") : nlohmann::json(p.sources);
-        j["destination"] = p.destinations.empty() ? nlohmann::json("any") : nlohmann::json(p.destinations);
-        j["application"] = p.applications.empty() ? nlohmann::json("any") : nlohmann::json(p.applications);
-        policies.push_back(j);
-    }
-    auto& filters = state["filters"] = nlohmann::json::array();
+    for (const auto& z : in.applied.zones) out.zones.push_back({z.name, z.id});
+    for (const auto& p : in.applied.policies)
+        out.policies.push_back({p.name, p.id, p.from_zone, p.to_zone, action_name(p.action), p.ruleset, p.sources,
+                                p.destinations, p.applications});
     for (const auto& f : in.applied.filters) {
-        nlohmann::json rules = nlohmann::json::array();
-        for (const auto& r : f.rules) rules.push_back({{"name", r.name}, {"action", r.action}, {"slot", r.slot}});
-        filters.push_back({{"name", f.name}, {"id", f.id}, {"interfaces", f.interfaces}, {"rules", rules}});
+        state::Filter filter;
+        filter.name = f.name;
+        filter.id = f.id;
+        filter.interfaces = f.interfaces;
+        for (const auto& r : f.rules) filter.rules.push_back({r.name, r.action, r.slot});
+        out.filters.push_back(std::move(filter));
     }
     const auto& t = in.applied.tables;
-    state["classifier"] = {{"rules", t.rule_count},
-                           {"groups", t.groups.size()},
-                           {"cross_entries", t.cross.size()},
-                           {"sparse_entries", t.sparse.size()},
-                           {"results", t.results.size() - 1},
-                           {"map_bytes", t.map_bytes}};
-    state["nat"] = nat_state_json(in.nat.nat());
-    state["host_inbound"] = host_inbound_state_json(in.applied.host_inbound);
-    state["screens"] = screen_state_json(in.applied.zones, in.applied.screens);
-    state["inspect"] = in.inspection.state_json();
-    state["default_action"] = in.applied.default_action == POLICY_ACTION_PERMIT ? "permit"
-                              : in.applied.default_action == POLICY_ACTION_REJECT ? "reject"
-                                                                                : "deny";
-    return state;
+    out.classifier = {t.rule_count, t.groups.size(), t.cross.size(), t.sparse.size(), t.results.size() - 1,
+                      t.map_bytes};
+    out.nat = nat_state(in.nat.nat());
+    out.host_inbound = host_inbound_state(in.applied.host_inbound);
+    out.screens = screen_state(in.applied.zones, in.applied.screens);
+    out.inspect = in.inspection.published();
+    out.default_action = action_name(in.applied.default_action);
+    return out;
 }
 
 }  // namespace sluice

@@ -7,12 +7,11 @@
 #include <cstdint>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "compiler/compiled_config.h"
 #include "daemon/inspection_host.h"
 #include "daemon/interface_attachments.h"
 #include "daemon/nat_address_sync.h"
+#include "daemon/published_state.h"
 #include "loader/datapath.h"
 
 namespace sluice {
@@ -23,13 +22,13 @@ struct StateSources {
     const std::string& pin_dir;
     const Datapath& datapath;
     uint64_t reloads;
-    const nlohmann::json& last_reload;  // {"ok", "message"} of the last reload
+    const state::LastReload& last_reload;
     const CompiledConfig& applied;
     const InterfaceAttachments& attachments;
     const NatAddressSync& nat;
     const InspectionHost& inspection;
 };
 
-nlohmann::json published_state(const StateSources& sources);
+state::PublishedState published_state(const StateSources& sources);
 
 }  // namespace sluice
