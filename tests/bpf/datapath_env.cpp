@@ -86,23 +86,30 @@ Result<std::unique_ptr<DatapathEnv>> DatapathEnv::create(const std::string& yaml
     return env;
 }
 
-Status DatapathEnv::apply(const std::string& yaml, ClassifierGrouping grouping, uint32_t* groups) {
+Result<CompiledConfig> DatapathEnv::compile(const std::string& yaml, ClassifierGrouping grouping) const {
     auto parsed = config::parse_config(yaml, "bpf-test.yaml");
     if (!parsed.ok()) {
         std::string msg = "test config rejected:";
         for (const auto& d : parsed.diagnostics) msg += "\n  " + config::format_diagnostic(d);
         return make_error(msg);
     }
-    Datapath& dp = *impl_->datapath;
-    auto compiled = compiler::compile(*parsed.config, dp.inactive_generation(), grouping);
+    auto compiled = compiler::compile(*parsed.config, impl_->datapath->inactive_generation(), grouping);
     if (!compiled) return make_error("compile: " + compiled.error().message);
+    return compiled;
+}
+
+Status DatapathEnv::apply(const std::string& yaml, ClassifierGrouping grouping, uint32_t* groups) {
+    auto compiled = compile(yaml, grouping);
+    if (!compiled) return compiled.error();
     if (groups) *groups = compiled.value().tables.layout.groups;
     auto interfaces = Datapath::resolve(compiled.value());
     if (!interfaces) return make_error("Datapath::resolve: " + interfaces.error().message);
-    if (Status s = dp.apply(compiled.value(), interfaces.value()); !s)
+    if (Status s = impl_->datapath->apply(compiled.value(), interfaces.value()); !s)
         return make_error("Datapath::apply: " + s.error().message);
     return {};
 }
+
+Datapath& DatapathEnv::datapath() const { return *impl_->datapath; }
 
 int DatapathEnv::prog_fd(const std::string& name) const { return impl_->datapath->prog_fd(name); }
 int DatapathEnv::map_fd(const std::string& name) const { return impl_->datapath->map_fd(name); }

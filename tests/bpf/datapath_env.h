@@ -24,6 +24,10 @@
 
 #include "compiler/compiled_config.h"
 
+namespace sluice {
+class Datapath;
+}
+
 namespace sluice::test {
 
 // The policy every BPF test runs against (addresses: benchmarking ranges only).
@@ -40,6 +44,12 @@ public:
     // number of classifier groups the compiled rules use.
     Status apply(const std::string& yaml, ClassifierGrouping grouping = ClassifierGrouping::when_needed,
                  uint32_t* groups = nullptr);
+    // The first half of apply: `yaml` parsed and compiled for the inactive
+    // generation, nothing written.
+    Result<CompiledConfig> compile(const std::string& yaml,
+                                   ClassifierGrouping grouping = ClassifierGrouping::when_needed) const;
+    // The datapath, for a test that drives the loader itself.
+    Datapath& datapath() const;
 
     NetnsFixture& ns() { return *ns_; }
     int prog_fd(const std::string& name) const;

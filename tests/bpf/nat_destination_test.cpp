@@ -12,19 +12,11 @@ constexpr uint16_t kRemotePort = 50000;
 class NatDestinationTest : public NatTest {
 protected:
     void port_forward_case(bool v6);
-    void add_rule(bool v6, uint8_t protocol, uint16_t port, const std::string& to, uint16_t to_port) {
-        if (v6)
-            nat_->destination(untrust_, protocol, Ipv6Addr::parse(wan_addr(true)), port, Ipv6Addr::parse(to), to_port,
-                              5);
-        else
-            nat_->destination(untrust_, protocol, Ipv4Addr::parse(wan_addr(false)), port, Ipv4Addr::parse(to), to_port,
-                              5);
-    }
 };
 
 void NatDestinationTest::port_forward_case(bool v6) {
     const std::string pub = wan_addr(v6), lan = lan_host(v6), wan = wan_host(v6);
-    add_rule(v6, proto::kTcp, 8080, lan, 80);
+    ASSERT_TRUE(apply_nat(kPortForwardsYaml));
 
     auto syn = [&](PacketBuilder b, uint16_t dport) {
         return b.tcp(kRemotePort, dport).seq(100).syn().tcp_options({2, 4, 5, 0xb4}).build();
@@ -36,7 +28,7 @@ void NatDestinationTest::port_forward_case(bool v6) {
                syn(to_lan(v6, wan, lan), 80));
     EXPECT_EQ(stat_change(STAT_NAT_TRANSLATED), 1);
     EXPECT_EQ(stat_change(STAT_NAT_PORT_ALLOCATED), 0);
-    EXPECT_EQ(nat_->reservations(), 0u) << "destination NAT reserves no port";
+    EXPECT_EQ(reservations(), 0u) << "destination NAT reserves no port";
 
     auto init = session(v6, wan, pub, kRemotePort, 8080, proto::kTcp);
     ASSERT_TRUE(init);
@@ -86,7 +78,12 @@ TEST_F(NatDestinationTest, Ipv6PortForward) {
 // packets would go to the firewall itself (pass-local), so a policy drop
 // shows policy saw the translated destination.
 TEST_F(NatDestinationTest, PolicySeesTheTranslatedAddress) {
-    add_rule(false, proto::kTcp, 8080, "198.18.1.20", 80);
+    ASSERT_TRUE(apply_nat(R"yaml(
+nat:
+  destination:
+    - { name: web-in, from: untrust, destination: 198.18.100.1, protocol: tcp, port: 8080,
+        translate-to: { address: 198.18.1.20, port: 80 } }
+)yaml"));
     expect_nat("to a LAN address the policy does not permit",
                from_wan(false, wan_host(false), wan_addr(false)).tcp(kRemotePort, 8080).syn().build(), wan_if(),
                XDP_DROP, std::nullopt);
@@ -95,7 +92,12 @@ TEST_F(NatDestinationTest, PolicySeesTheTranslatedAddress) {
 }
 
 TEST_F(NatDestinationTest, PolicySeesTheTranslatedPort) {
-    add_rule(true, proto::kTcp, 80, lan_host(true), 8080);
+    ASSERT_TRUE(apply_nat(R"yaml(
+nat:
+  destination:
+    - { name: web-in, from: untrust, destination: "2001:2:0:100::1", protocol: tcp, port: 80,
+        translate-to: { address: "2001:2:0:1::10", port: 8080 } }
+)yaml"));
     expect_nat("to a port the policy does not permit",
                from_wan(true, wan_host(true), wan_addr(true)).tcp(kRemotePort, 80).syn().build(), wan_if(), XDP_DROP,
                std::nullopt);
@@ -116,10 +118,18 @@ TEST_F(NatDestinationTest, WithoutARuleThePacketIsLocal) {
 TEST_F(NatDestinationTest, LookupOrderAndPortKeeping) {
     const bool v6 = false;
     const std::string pub = wan_addr(v6), lan = lan_host(v6), wan = wan_host(v6);
-    add_rule(v6, proto::kTcp, 8080, lan, 80);        // exact
-    add_rule(v6, proto::kTcp, 0, "198.18.1.20", 0);  // any TCP port: not permitted
-    add_rule(v6, proto::kUdp, 0, lan, 0);            // any UDP port, port kept
-    add_rule(v6, 0, 0, lan, 0);                      // any protocol
+    // 198.18.1.20 is a LAN address policy does not let the WAN reach.
+    ASSERT_TRUE(apply_nat(R"yaml(
+nat:
+  destination:
+    - { name: exact, from: untrust, destination: 198.18.100.1, protocol: tcp, port: 8080,
+        translate-to: { address: 198.18.1.10, port: 80 } }
+    - { name: any-tcp-port, from: untrust, destination: 198.18.100.1, protocol: tcp,
+        translate-to: { address: 198.18.1.20 } }
+    - { name: any-udp-port, from: untrust, destination: 198.18.100.1, protocol: udp,
+        translate-to: { address: 198.18.1.10 } }
+    - { name: any-protocol, from: untrust, destination: 198.18.100.1, translate-to: { address: 198.18.1.10 } }
+)yaml"));
 
     expect_nat("exact TCP port", from_wan(v6, wan, pub).tcp(kRemotePort, 8080).syn().build(), wan_if(), XDP_REDIRECT,
                to_lan(v6, wan, lan).tcp(kRemotePort, 80).syn().build());
@@ -140,7 +150,11 @@ TEST_F(NatDestinationTest, LookupOrderAndPortKeeping) {
 TEST_F(NatDestinationTest, Ipv6EchoToTheAnyProtocolRule) {
     const bool v6 = true;
     const std::string pub = wan_addr(v6), lan = lan_host(v6), wan = wan_host(v6);
-    add_rule(v6, 0, 0, lan, 0);
+    ASSERT_TRUE(apply_nat(R"yaml(
+nat:
+  destination:
+    - { name: any-protocol, from: untrust, destination: "2001:2:0:100::1", translate-to: { address: "2001:2:0:1::10" } }
+)yaml"));
     expect_nat("echo request", from_wan(v6, wan, pub).icmpv6_echo_request(0x3344, 1).payload_pattern(24).build(),
                wan_if(), XDP_REDIRECT, to_lan(v6, wan, lan).icmpv6_echo_request(0x3344, 1).payload_pattern(24).build());
     expect_nat("echo reply", from_lan(v6, lan, wan).icmpv6_echo_reply(0x3344, 1).payload_pattern(24).build(), lan_if(),
@@ -150,7 +164,12 @@ TEST_F(NatDestinationTest, Ipv6EchoToTheAnyProtocolRule) {
 // A rule is for the zone the flow arrives from: the same destination from
 // the LAN side is not translated.
 TEST_F(NatDestinationTest, RuleOfAnotherZoneDoesNotApply) {
-    nat_->destination(untrust_, proto::kUdp, Ipv4Addr::parse(wan_host(false)), 53, Ipv4Addr::parse("198.18.1.20"), 53);
+    ASSERT_TRUE(apply_nat(R"yaml(
+nat:
+  destination:
+    - { name: wan-host-dns, from: untrust, destination: 198.18.100.200, protocol: udp, port: 53,
+        translate-to: { address: 198.18.1.20, port: 53 } }
+)yaml"));
     Bytes in = from_lan(false, lan_host(false), wan_host(false)).udp(41000, 53).payload_pattern(20).build();
     expect_nat("lan → wan host :53, rule is for untrust", in, lan_if(), XDP_REDIRECT,
                to_wan(false, lan_host(false), wan_host(false)).udp(41000, 53).payload_pattern(20).build());

@@ -7,37 +7,53 @@
 #include <cerrno>
 #include <cstring>
 
+#include "loader/nat_reservations.h"
+
+extern "C" {
+#include "zone.h"
+}
+
 namespace sluice::test {
 
-// ------------------------------------------------------------------ NatPrefix
+// ------------------------------------------------------------------ configs
 
-NatPrefix NatPrefix::v4(const Ipv4Addr& a, uint8_t len) {
-    NatPrefix p;
-    p.family = SLUICE_FAMILY_IPV4;
-    std::memcpy(p.addr.data(), a.bytes.data(), 4);
+const char* const kLanOutInterfaceYaml = R"yaml(
+nat:
+  source:
+    - { name: lan-out, from: trust, to: untrust, translate: interface }
+)yaml";
+
+const char* const kPortForwardsYaml = R"yaml(
+nat:
+  destination:
+    - { name: web-in-v4, from: untrust, destination: 198.18.100.1, protocol: tcp, port: 8080,
+        translate-to: { address: 198.18.1.10, port: 80 } }
+    - { name: dns-in-v4, from: untrust, destination: 198.18.100.1, protocol: udp, port: 5353,
+        translate-to: { address: 198.18.1.10, port: 53 } }
+    - { name: web-in-v6, from: untrust, destination: "2001:2:0:100::1", protocol: tcp, port: 8080,
+        translate-to: { address: "2001:2:0:1::10", port: 80 } }
+    - { name: dns-in-v6, from: untrust, destination: "2001:2:0:100::1", protocol: udp, port: 5353,
+        translate-to: { address: "2001:2:0:1::10", port: 53 } }
+)yaml";
+
+// ------------------------------------------------------------------ Ipv6Prefix
+
+Ipv6Prefix Ipv6Prefix::of(const Ipv6Addr& a, uint8_t len) {
+    Ipv6Prefix p;
+    p.addr = a.bytes;
     p.len = len;
     return p;
 }
 
-NatPrefix NatPrefix::v6(const Ipv6Addr& a, uint8_t len) {
-    NatPrefix p;
-    p.family = SLUICE_FAMILY_IPV6;
-    std::memcpy(p.addr.data(), a.bytes.data(), 16);
-    p.len = len;
-    return p;
+std::string Ipv6Prefix::str() const {
+    Ipv6Addr a;
+    a.bytes = addr;
+    return a.str() + "/" + std::to_string(len);
 }
 
 namespace {
-bool prefix_bits_equal(const std::array<uint8_t, 16>& a, const std::array<uint8_t, 16>& b, unsigned len) {
-    for (unsigned bit = 0; bit < len; ++bit) {
-        unsigned byte = bit / 8, shift = 7 - bit % 8;
-        if (((a[byte] >> shift) & 1) != ((b[byte] >> shift) & 1)) return false;
-    }
-    return true;
-}
-
 // The prefix with its host bits cleared.
-std::array<uint8_t, 16> network_of(const NatPrefix& p) {
+std::array<uint8_t, 16> network_of(const Ipv6Prefix& p) {
     std::array<uint8_t, 16> out{};
     for (unsigned bit = 0; bit < p.len; ++bit) {
         unsigned byte = bit / 8, shift = 7 - bit % 8;
@@ -46,263 +62,6 @@ std::array<uint8_t, 16> network_of(const NatPrefix& p) {
     return out;
 }
 }  // namespace
-
-bool NatPrefix::covers(const NatPrefix& o) const {
-    return family == o.family && len <= o.len && prefix_bits_equal(addr, o.addr, len);
-}
-
-bool NatPrefix::operator<(const NatPrefix& o) const {
-    if (family != o.family) return family < o.family;
-    if (len != o.len) return len < o.len;
-    return addr < o.addr;
-}
-
-// ------------------------------------------------------------------ NatTables
-
-NatTables::NatTables(const DatapathEnv& env) : env_(env) {
-    runtime_config cfg;
-    std::memset(&cfg, 0, sizeof cfg);
-    uint32_t key = 0;
-    EXPECT_EQ(bpf_map_lookup_elem(fd(SLUICE_MAP_RUNTIME_CONFIG), &key, &cfg), 0) << std::strerror(errno);
-    gen_ = cfg.policy_generation & 1;
-}
-
-int NatTables::fd(const char* name) const {
-    int f = env_.map_fd(name);
-    EXPECT_GE(f, 0) << "no map " << name;
-    return f;
-}
-
-uint16_t NatTables::zone(uint32_t ifindex) const {
-    zone_key k;
-    std::memset(&k, 0, sizeof k);
-    k.ifindex = ifindex;
-    zone_value v;
-    std::memset(&v, 0, sizeof v);
-    EXPECT_EQ(bpf_map_lookup_elem(fd(SLUICE_MAP_ZONES), &k, &v), 0) << "ifindex " << ifindex << " has no zone";
-    return v.zone_id;
-}
-
-namespace {
-template <typename K, typename V>
-void update(int fd, const char* what, const K& k, const V& v) {
-    EXPECT_EQ(bpf_map_update_elem(fd, &k, &v, BPF_ANY), 0) << what << ": " << std::strerror(errno);
-}
-}  // namespace
-
-// Both families: the address bytes (4 or 16) as they go into the key.
-void NatTables::destination_bytes(uint16_t zone_in, uint8_t protocol, const uint8_t* addr, const uint8_t* to,
-                                  size_t len, uint16_t port, uint16_t to_port, uint32_t rule_id) {
-    nat_dst_key k;
-    std::memset(&k, 0, sizeof k);
-    std::memcpy(k.addr, addr, len);
-    k.port = htons(port);
-    k.zone_in = zone_in;
-    k.protocol = protocol;
-    k.family = len == 4 ? SLUICE_FAMILY_IPV4 : SLUICE_FAMILY_IPV6;
-    k.generation = gen_;
-    nat_dst_value v;
-    std::memset(&v, 0, sizeof v);
-    std::memcpy(v.addr, to, len);
-    v.port = htons(to_port);
-    v.rule_id = rule_id;
-    update(fd(SLUICE_MAP_NAT_DST), "nat_dst", k, v);
-}
-
-void NatTables::destination(uint16_t zone_in, uint8_t protocol, const Ipv4Addr& addr, uint16_t port, const Ipv4Addr& to,
-                            uint16_t to_port, uint32_t rule_id) {
-    destination_bytes(zone_in, protocol, addr.bytes.data(), to.bytes.data(), 4, port, to_port, rule_id);
-}
-
-void NatTables::destination(uint16_t zone_in, uint8_t protocol, const Ipv6Addr& addr, uint16_t port, const Ipv6Addr& to,
-                            uint16_t to_port, uint32_t rule_id) {
-    destination_bytes(zone_in, protocol, addr.bytes.data(), to.bytes.data(), 16, port, to_port, rule_id);
-}
-
-void NatTables::prefix_rule(bool inbound, const NatPrefix& from, const NatPrefix& to, uint8_t kind, uint32_t rule_id) {
-    EXPECT_EQ(from.family, to.family);
-    EXPECT_EQ(from.len, to.len);
-    nat_prefix_value v;
-    std::memset(&v, 0, sizeof v);
-    auto f = network_of(from), t = network_of(to);
-    std::memcpy(v.from, f.data(), 16);
-    std::memcpy(v.to, t.data(), 16);
-    v.prefix_len = from.len;
-    v.kind = kind;
-    v.rule_id = rule_id;
-    if (from.family == SLUICE_FAMILY_IPV4) {
-        policy_lpm_key_v4 k;
-        std::memset(&k, 0, sizeof k);
-        k.prefixlen = 8u + from.len;
-        k.generation = gen_;
-        std::memcpy(k.addr, f.data(), 4);
-        update(fd(inbound ? SLUICE_MAP_NAT_MAP_IN_V4 : SLUICE_MAP_NAT_MAP_OUT_V4), "nat_map_*_v4", k, v);
-    } else {
-        policy_lpm_key_v6 k;
-        std::memset(&k, 0, sizeof k);
-        k.prefixlen = 8u + from.len;
-        k.generation = gen_;
-        std::memcpy(k.addr, f.data(), 16);
-        update(fd(inbound ? SLUICE_MAP_NAT_MAP_IN_V6 : SLUICE_MAP_NAT_MAP_OUT_V6), "nat_map_*_v6", k, v);
-    }
-}
-
-void NatTables::static_map(const NatPrefix& inside, const NatPrefix& outside, uint32_t rule_id) {
-    prefix_rule(true, outside, inside, NAT_PREFIX_STATIC, rule_id);
-    prefix_rule(false, inside, outside, NAT_PREFIX_STATIC, rule_id);
-}
-
-void NatTables::nptv6(const NatPrefix& inside, const NatPrefix& outside, uint32_t rule_id) {
-    prefix_rule(true, outside, inside, NAT_PREFIX_NPTV6, rule_id);
-    prefix_rule(false, inside, outside, NAT_PREFIX_NPTV6, rule_id);
-}
-
-// An LPM lookup returns one entry, so every entry holds its own rules and
-// those of every shorter prefix covering it (what the compiler does).
-void NatTables::write_rule_bits(const char* map, std::map<NatPrefix, uint64_t>& table, const NatPrefix& p,
-                                uint64_t bit) {
-    NatPrefix net = p;
-    net.addr = network_of(p);
-    table[net] |= bit;
-    for (const auto& [prefix, own] : table) {
-        (void)own;
-        uint64_t bits = 0;
-        for (const auto& [other, other_bits] : table)
-            if (other.covers(prefix)) bits |= other_bits;
-        nat_rule_bits v{bits};
-        if (prefix.family == SLUICE_FAMILY_IPV4) {
-            policy_lpm_key_v4 k;
-            std::memset(&k, 0, sizeof k);
-            k.prefixlen = 8u + prefix.len;
-            k.generation = gen_;
-            std::memcpy(k.addr, prefix.addr.data(), 4);
-            update(fd(map), map, k, v);
-        } else {
-            policy_lpm_key_v6 k;
-            std::memset(&k, 0, sizeof k);
-            k.prefixlen = 8u + prefix.len;
-            k.generation = gen_;
-            std::memcpy(k.addr, prefix.addr.data(), 16);
-            update(fd(map), map, k, v);
-        }
-    }
-}
-
-void NatTables::source_rule(int bit, uint16_t from_zone, uint16_t to_zone, const nat_source_rule& rule,
-                            const std::vector<NatPrefix>& sources, const std::vector<NatPrefix>& destinations) {
-    ASSERT_GE(bit, 0);
-    ASSERT_LT(bit, NAT_MAX_SOURCE_RULES);
-    const uint64_t b = 1ull << bit;
-    uint64_t& zb = zone_bits_[{from_zone, to_zone}];
-    zb |= b;
-    policy_zone_pair_key zk;
-    std::memset(&zk, 0, sizeof zk);
-    zk.from_zone = from_zone;
-    zk.to_zone = to_zone;
-    zk.generation = gen_;
-    nat_rule_bits zv{zb};
-    update(fd(SLUICE_MAP_NAT_SRC_ZONES), "nat_src_zones", zk, zv);
-    for (const auto& p : sources) {
-        if (p.family == SLUICE_FAMILY_IPV4)
-            write_rule_bits(SLUICE_MAP_NAT_SRC_SADDR_V4, s4_, p, b);
-        else
-            write_rule_bits(SLUICE_MAP_NAT_SRC_SADDR_V6, s6_, p, b);
-    }
-    for (const auto& p : destinations) {
-        if (p.family == SLUICE_FAMILY_IPV4)
-            write_rule_bits(SLUICE_MAP_NAT_SRC_DADDR_V4, d4_, p, b);
-        else
-            write_rule_bits(SLUICE_MAP_NAT_SRC_DADDR_V6, d6_, p, b);
-    }
-    uint32_t idx = gen_ * NAT_MAX_SOURCE_RULES + static_cast<uint32_t>(bit);
-    update(fd(SLUICE_MAP_NAT_SRC_RULES), "nat_src_rules", idx, rule);
-}
-
-void NatTables::source_interface(int bit, uint16_t from_zone, uint16_t to_zone, std::vector<NatPrefix> sources,
-                                 std::vector<NatPrefix> destinations, uint32_t rule_id) {
-    nat_source_rule r;
-    std::memset(&r, 0, sizeof r);
-    r.rule_id = rule_id;
-    r.kind = NAT_SOURCE_INTERFACE;
-    source_rule(bit, from_zone, to_zone, r, sources, destinations);
-}
-
-void NatTables::source_pool(int bit, uint16_t from_zone, uint16_t to_zone, uint16_t pool_index,
-                            std::vector<NatPrefix> sources, std::vector<NatPrefix> destinations, uint32_t rule_id) {
-    nat_source_rule r;
-    std::memset(&r, 0, sizeof r);
-    r.rule_id = rule_id;
-    r.kind = NAT_SOURCE_POOL;
-    r.pool_index = pool_index;
-    source_rule(bit, from_zone, to_zone, r, sources, destinations);
-}
-
-void NatTables::pool(uint16_t index, const NatPoolSpec& spec) {
-    nat_pool p;
-    std::memset(&p, 0, sizeof p);
-    ASSERT_LE(spec.ranges.size(), static_cast<size_t>(NAT_POOL_MAX_RANGES));
-    for (size_t i = 0; i < spec.ranges.size(); ++i) {
-        std::memcpy(p.ranges[i].first, spec.ranges[i].first.data(), 16);
-        p.ranges[i].count = spec.ranges[i].second;
-        p.address_count += spec.ranges[i].second;
-    }
-    p.port_first = spec.port_first;
-    p.port_last = spec.port_last;
-    p.family = spec.family;
-    p.flags = spec.persistent ? NAT_POOL_PERSISTENT : 0;
-    p.pool_index = index;
-    uint32_t slot = gen_ * NAT_POOL_SLOTS + index * 2u + (spec.family == SLUICE_FAMILY_IPV6 ? 1u : 0u);
-    update(fd(SLUICE_MAP_NAT_POOLS), "nat_pools", slot, p);
-}
-
-void NatTables::ifaddr(uint32_t ifindex, std::optional<Ipv4Addr> v4, std::optional<Ipv6Addr> v6, uint16_t port_first,
-                       uint16_t port_last) {
-    nat_ifaddr a;
-    std::memset(&a, 0, sizeof a);
-    if (v4) {
-        std::memcpy(&a.v4, v4->bytes.data(), 4);
-        a.has_v4 = 1;
-    }
-    if (v6) {
-        std::memcpy(a.v6, v6->bytes.data(), 16);
-        a.has_v6 = 1;
-    }
-    a.port_first = port_first;
-    a.port_last = port_last;
-    update(fd(SLUICE_MAP_NAT_IFADDRS), "nat_ifaddrs", ifindex, a);
-}
-
-namespace {
-std::optional<nat_port_value> lookup_port(int fd, const nat_port_key& k) {
-    nat_port_value v;
-    std::memset(&v, 0, sizeof v);
-    if (bpf_map_lookup_elem(fd, &k, &v) != 0) return std::nullopt;
-    return v;
-}
-}  // namespace
-
-std::optional<nat_port_value> NatTables::reservation_bytes(const uint8_t* addr, size_t len, uint16_t port,
-                                                           uint8_t protocol) const {
-    nat_port_key k;
-    std::memset(&k, 0, sizeof k);
-    std::memcpy(k.addr, addr, len);
-    k.port = htons(port);
-    k.protocol = protocol;
-    k.family = len == 4 ? SLUICE_FAMILY_IPV4 : SLUICE_FAMILY_IPV6;
-    return lookup_port(fd(SLUICE_MAP_NAT_PORTS), k);
-}
-
-std::optional<nat_port_value> NatTables::reservation(const Ipv4Addr& addr, uint16_t port, uint8_t protocol) const {
-    return reservation_bytes(addr.bytes.data(), 4, port, protocol);
-}
-
-std::optional<nat_port_value> NatTables::reservation(const Ipv6Addr& addr, uint16_t port, uint8_t protocol) const {
-    return reservation_bytes(addr.bytes.data(), 16, port, protocol);
-}
-
-size_t NatTables::reservations() const {
-    return count_entries(fd(SLUICE_MAP_NAT_PORTS));
-}
 
 // ------------------------------------------------------- independent checks
 
@@ -380,7 +139,7 @@ uint16_t l4_checksum_field(const Bytes& frame) {
     return static_cast<uint16_t>(frame[at] << 8 | frame[at + 1]);
 }
 
-Ipv6Addr nptv6_map(const Ipv6Addr& addr, const NatPrefix& inside, const NatPrefix& outside) {
+Ipv6Addr nptv6_map(const Ipv6Addr& addr, const Ipv6Prefix& inside, const Ipv6Prefix& outside) {
     // Section 3.1: the checksum (one's-complement sum) of each prefix, both
     // extended with zeros; section 3.2: the adjustment is their difference.
     auto in_net = network_of(inside), out_net = network_of(outside);
@@ -552,15 +311,52 @@ default-action: deny
 )yaml";
 }
 
+namespace {
+// Zone id of an untagged interface, from the zones map the loader wrote.
+uint16_t zone_of(int zones_fd, uint32_t ifindex) {
+    zone_key k;
+    std::memset(&k, 0, sizeof k);
+    k.ifindex = ifindex;
+    zone_value v;
+    std::memset(&v, 0, sizeof v);
+    EXPECT_EQ(bpf_map_lookup_elem(zones_fd, &k, &v), 0) << "ifindex " << ifindex << " has no zone";
+    return v.zone_id;
+}
+}  // namespace
+
 void NatTest::SetUp() {
     DatapathTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    nat_ = std::make_unique<NatTables>(*env_);
-    trust_ = nat_->zone(lan_if());
-    untrust_ = nat_->zone(wan_if());
+    trust_ = zone_of(env_->map_fd(SLUICE_MAP_ZONES), lan_if());
+    untrust_ = zone_of(env_->map_fd(SLUICE_MAP_ZONES), wan_if());
     ASSERT_NE(trust_, 0);
     ASSERT_NE(untrust_, 0);
     ASSERT_NE(trust_, untrust_);
+}
+
+::testing::AssertionResult NatTest::apply_nat(const std::string& nat_yaml) {
+    if (Status s = env_->apply(with_nat(nat_yaml)); !s)
+        return ::testing::AssertionFailure() << s.error().message << "\nnat config:" << nat_yaml;
+    auto written = write_interface_addresses(namespace_addresses());
+    if (!written) return written;
+    snapshot_stats();
+    return ::testing::AssertionSuccess();
+}
+
+std::vector<InterfaceAddress> NatTest::namespace_addresses(int only_family) {
+    auto all = read_interface_addresses();
+    EXPECT_TRUE(all) << all.error().message;
+    std::vector<InterfaceAddress> out;
+    if (!all) return out;
+    for (const auto& a : all.value())
+        if (only_family == AF_UNSPEC || a.family == only_family) out.push_back(a);
+    return out;
+}
+
+::testing::AssertionResult NatTest::write_interface_addresses(const std::vector<InterfaceAddress>& addresses) {
+    auto written = write_nat_ifaddrs(env_->map_fd(SLUICE_MAP_NAT_IFADDRS), {lan_if(), wan_if()}, addresses);
+    if (!written) return ::testing::AssertionFailure() << "nat_ifaddrs: " << written.error().message;
+    return ::testing::AssertionSuccess();
 }
 
 PacketBuilder NatTest::from_lan(bool v6, std::string_view src, std::string_view dst) const {
@@ -607,8 +403,20 @@ std::optional<session_value> NatTest::session(bool v6, std::string_view src, std
 }
 
 std::optional<nat_port_value> NatTest::reservation(bool v6, std::string_view addr, uint16_t port, uint8_t protocol) {
-    if (v6) return nat_->reservation(Ipv6Addr::parse(addr), port, protocol);
-    return nat_->reservation(Ipv4Addr::parse(addr), port, protocol);
+    nat_port_key k;
+    std::memset(&k, 0, sizeof k);
+    if (v6)
+        std::memcpy(k.addr, Ipv6Addr::parse(addr).bytes.data(), 16);
+    else
+        std::memcpy(k.addr, Ipv4Addr::parse(addr).bytes.data(), 4);
+    k.port = htons(port);
+    k.protocol = protocol;
+    k.family = v6 ? SLUICE_FAMILY_IPV6 : SLUICE_FAMILY_IPV4;
+    return lookup_reservation(env_->map_fd(SLUICE_MAP_NAT_PORTS), k);
+}
+
+size_t NatTest::reservations() {
+    return count_entries(env_->map_fd(SLUICE_MAP_NAT_PORTS));
 }
 
 std::string addr_text(const __be32* a, bool v6) {

@@ -1,118 +1,57 @@
-// Address translation under BPF_PROG_TEST_RUN: the NatTest fixture (a config
-// with a permit policy towards the inside host, so destination NAT has
-// something to reach) and NatTables, which writes the NAT rule maps directly
-// for the active policy generation, the way the controller's NAT compiler
-// will (maps/nat.h).
+// Address translation under BPF_PROG_TEST_RUN. NatTest is the fixture: a
+// config with a permit policy towards the inside host (so destination NAT has
+// something to reach), to which each test adds its NAT rules as an operator
+// writes them (the `nat:` section of docs/config.md), applied through the
+// real pipeline: parse_config → compiler::compile → Datapath::apply.
 //
-//   NatTables nat(*env_);
-//   nat.source_interface(0, nat.zone(lan_if()), nat.zone(wan_if()));
-//   nat.ifaddr(wan_if(), kNat4, kNat6, 20000, 29999);
+//   ASSERT_TRUE(apply_nat(R"yaml(
+//   nat:
+//     source: [ { name: lan-out, from: trust, to: untrust, translate: interface } ]
+//   )yaml"));
+//
+// The one NAT map that is not config, nat_ifaddrs (the interface addresses
+// `translate: interface` takes), is written as the daemon writes it, with the
+// loader's write_nat_ifaddrs over the addresses the namespace has.
 //
 // Also: an independent one's-complement sum for the checks (not the builder's,
 // not the verifier's), an RFC 6296 address mapping written from the RFC, a
 // tc_egress_prog runner, and ICMP-error inner-packet extraction.
 #pragma once
 
+#include <sys/socket.h>
+
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "datapath_env.h"
+#include "loader/nat_ifaddrs.h"
 
 extern "C" {
 #include "map_names.h"
 #include "nat.h"
-#include "policy.h"
-#include "runtime_config.h"
-#include "zone.h"
 }
 
 namespace sluice::test {
 
-// A prefix of either family; addresses are kept in 16 bytes (IPv4 in the first 4).
-struct NatPrefix {
-    uint8_t family = SLUICE_FAMILY_IPV4;
+// An IPv6 prefix, for the test's own RFC 6296 mapping (nptv6_map).
+struct Ipv6Prefix {
     std::array<uint8_t, 16> addr{};
     uint8_t len = 0;
 
-    static NatPrefix v4(const Ipv4Addr& a, uint8_t len = 32);
-    static NatPrefix v6(const Ipv6Addr& a, uint8_t len = 128);
-    static NatPrefix any4() { return v4(Ipv4Addr{}, 0); }
-    static NatPrefix any6() { return v6(Ipv6Addr{}, 0); }
-    bool covers(const NatPrefix& other) const;
-    bool operator<(const NatPrefix& o) const;
+    static Ipv6Prefix of(const Ipv6Addr& a, uint8_t len);
+    // As a config writes it: "2001:2:0:1::/64".
+    std::string str() const;
 };
 
-struct NatPoolSpec {
-    uint8_t family = SLUICE_FAMILY_IPV4;
-    // (first address, count) ranges; IPv4 in the first 4 bytes.
-    std::vector<std::pair<std::array<uint8_t, 16>, uint32_t>> ranges;
-    uint16_t port_first = 1024, port_last = 65535;
-    bool persistent = false;
-};
-
-class NatTables {
-public:
-    explicit NatTables(const DatapathEnv& env);
-
-    uint8_t generation() const { return gen_; }
-    // Writes further rules for another generation (e.g. the inactive one).
-    void use_generation(uint8_t gen) { gen_ = gen & 1; }
-    // Zone id of an untagged interface, from the zones map.
-    uint16_t zone(uint32_t ifindex) const;
-
-    // nat.destination: (zone, protocol, address, port) → (address, port).
-    // protocol 0 = any (then port must be 0); port 0 = any port; to_port 0 = keep.
-    void destination(uint16_t zone_in, uint8_t protocol, const Ipv4Addr& addr, uint16_t port, const Ipv4Addr& to,
-                     uint16_t to_port, uint32_t rule_id = 0);
-    void destination(uint16_t zone_in, uint8_t protocol, const Ipv6Addr& addr, uint16_t port, const Ipv6Addr& to,
-                     uint16_t to_port, uint32_t rule_id = 0);
-
-    // nat.static (both directions) and nat.nptv6: inside/outside of equal length.
-    void static_map(const NatPrefix& inside, const NatPrefix& outside, uint32_t rule_id = 0);
-    void nptv6(const NatPrefix& inside, const NatPrefix& outside, uint32_t rule_id = 0);
-
-    // nat.source rule at bit `bit` (config order): its zone pair, sources and
-    // destinations (any = NatPrefix::any4()/any6(); a family appears only
-    // where listed), translating to the egress interface or to pool `pool`.
-    void source_interface(int bit, uint16_t from_zone, uint16_t to_zone,
-                          std::vector<NatPrefix> sources = {NatPrefix::any4(), NatPrefix::any6()},
-                          std::vector<NatPrefix> destinations = {NatPrefix::any4(), NatPrefix::any6()},
-                          uint32_t rule_id = 0);
-    void source_pool(int bit, uint16_t from_zone, uint16_t to_zone, uint16_t pool,
-                     std::vector<NatPrefix> sources = {NatPrefix::any4(), NatPrefix::any6()},
-                     std::vector<NatPrefix> destinations = {NatPrefix::any4(), NatPrefix::any6()},
-                     uint32_t rule_id = 0);
-    void pool(uint16_t index, const NatPoolSpec& spec);
-
-    // nat_ifaddrs: the address interface source NAT uses on ifindex.
-    void ifaddr(uint32_t ifindex, std::optional<Ipv4Addr> v4, std::optional<Ipv6Addr> v6, uint16_t port_first,
-                uint16_t port_last);
-
-    // nat_ports.
-    std::optional<nat_port_value> reservation(const Ipv4Addr& addr, uint16_t port, uint8_t protocol) const;
-    std::optional<nat_port_value> reservation(const Ipv6Addr& addr, uint16_t port, uint8_t protocol) const;
-    size_t reservations() const;
-
-private:
-    void destination_bytes(uint16_t zone_in, uint8_t protocol, const uint8_t* addr, const uint8_t* to, size_t len,
-                           uint16_t port, uint16_t to_port, uint32_t rule_id);
-    std::optional<nat_port_value> reservation_bytes(const uint8_t* addr, size_t len, uint16_t port,
-                                                    uint8_t protocol) const;
-    void prefix_rule(bool inbound, const NatPrefix& from, const NatPrefix& to, uint8_t kind, uint32_t rule_id);
-    void source_rule(int bit, uint16_t from_zone, uint16_t to_zone, const nat_source_rule& rule,
-                     const std::vector<NatPrefix>& sources, const std::vector<NatPrefix>& destinations);
-    void write_rule_bits(const char* map, std::map<NatPrefix, uint64_t>& table, const NatPrefix& p, uint64_t bit);
-    int fd(const char* name) const;
-
-    const DatapathEnv& env_;
-    uint8_t gen_ = 0;
-    std::map<std::pair<uint16_t, uint16_t>, uint64_t> zone_bits_;
-    std::map<NatPrefix, uint64_t> s4_, s6_, d4_, d6_;
-};
+// The NAT rules most tests need, as an operator writes them (NatTest::apply_nat).
+// Masquerade: LAN flows to the WAN leave with wan0's address.
+extern const char* const kLanOutInterfaceYaml;
+// Port forwards on wan0's address (both families) to the LAN host: TCP 8080
+// to its web server (80), UDP 5353 to its DNS server (53).
+extern const char* const kPortForwardsYaml;
 
 // ---- independent checks ----
 
@@ -130,7 +69,7 @@ uint16_t l4_checksum_field(const Bytes& frame);
 
 // RFC 6296 section 3: the address with inside's prefix replaced by outside's,
 // adjusted so that its one's-complement sum is unchanged.
-Ipv6Addr nptv6_map(const Ipv6Addr& addr, const NatPrefix& inside, const NatPrefix& outside);
+Ipv6Addr nptv6_map(const Ipv6Addr& addr, const Ipv6Prefix& inside, const Ipv6Prefix& outside);
 
 // The packet an ICMP/ICMPv6 error quotes, as a frame of its own (a made-up
 // Ethernet header in front), so parse_frame/verify_checksums can read it.
@@ -169,6 +108,23 @@ protected:
     std::string config_yaml() const override;
     void SetUp() override;
 
+    // Applies the fixture's config with `nat_yaml` added (the test's `nat:`
+    // section, and an `address-book:` if its rules name entries) the way
+    // `sluice reload` does (DatapathEnv::apply); then, as the daemon does
+    // after every apply, writes nat_ifaddrs from the namespace's addresses;
+    // then snapshots the counters.
+    ::testing::AssertionResult apply_nat(const std::string& nat_yaml);
+    // The fixture's config with `nat_yaml` added, for a test that drives the
+    // loader itself.
+    std::string with_nat(const std::string& nat_yaml) const { return config_yaml() + nat_yaml; }
+
+    // nat_ifaddrs as the daemon writes it (loader write_nat_ifaddrs) for lan0
+    // and wan0, from `addresses` as netlink lists them: by default the
+    // namespace's own, or only those of one family (AF_INET / AF_INET6).
+    // Every address gets the daemon's port range, kIfaddrPortFirst-kIfaddrPortLast.
+    ::testing::AssertionResult write_interface_addresses(const std::vector<InterfaceAddress>& addresses);
+    std::vector<InterfaceAddress> namespace_addresses(int only_family = AF_UNSPEC);
+
     // Addresses by family (text): the topology's hosts, wan0's own address
     // (interface source NAT), a router on the WAN side.
     static std::string lan_host(bool v6) { return v6 ? NetnsFixture::kLanHost6 : NetnsFixture::kLanHost4; }
@@ -185,7 +141,9 @@ protected:
 
     std::optional<session_value> session(bool v6, std::string_view src, std::string_view dst, uint16_t sport,
                                          uint16_t dport, uint8_t protocol);
+    // nat_ports: the reservation of one translated (address, port), and how many there are.
     std::optional<nat_port_value> reservation(bool v6, std::string_view addr, uint16_t port, uint8_t protocol);
+    size_t reservations();
 
     // Runs the frame, expects the verdict and, when given, exactly `expected`
     // as output, and (unless verify is false) that every checksum of the
@@ -193,7 +151,7 @@ protected:
     XdpRunResult expect_nat(const std::string& what, const Bytes& in, uint32_t ifindex, int verdict,
                             const std::optional<Bytes>& expected, bool verify = true);
 
-    std::unique_ptr<NatTables> nat_;
+    // Zone ids the compiler gave trust (lan0) and untrust (wan0).
     uint16_t trust_ = 0, untrust_ = 0;
 };
 

@@ -9,7 +9,6 @@
 namespace sluice::test {
 namespace {
 
-constexpr uint16_t kPortFirst = 20000, kPortLast = 29999;
 constexpr uint16_t kClientPort = 40005;
 constexpr size_t kData = 300;       // UDP data bytes
 constexpr size_t kFirstPart = 104;  // L4 bytes in the first fragment (a multiple of 8)
@@ -45,8 +44,7 @@ protected:
 
 void NatFragmentTest::fragments_case(bool v6) {
     const std::string lan = lan_host(v6), wan = wan_host(v6), nat = wan_addr(v6);
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst, kPortLast);
+    ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
 
     Bytes seg = udp_segment(v6, lan, wan, kClientPort, 53, 0x33);
     auto r = expect_nat("first fragment", first(from_lan(v6, lan, wan), v6, seg), lan_if(), XDP_REDIRECT, std::nullopt);
@@ -54,8 +52,8 @@ void NatFragmentTest::fragments_case(bool v6) {
     ASSERT_TRUE(f && f->l4_present);
     EXPECT_EQ(f->src_ip, nat);
     const uint16_t port = f->sport;
-    EXPECT_GE(port, kPortFirst);
-    EXPECT_LE(port, kPortLast);
+    EXPECT_GE(port, kIfaddrPortFirst);
+    EXPECT_LE(port, kIfaddrPortLast);
     Bytes seg_out = udp_segment(v6, nat, wan, port, 53, 0x33);
     Bytes expected = first(to_wan(v6, nat, wan), v6, seg_out);
     EXPECT_EQ(r.output, expected) << hex_diff(expected, r.output);

@@ -14,7 +14,6 @@
 namespace sluice::test {
 namespace {
 
-constexpr uint16_t kPortFirst = 20000, kPortLast = 29999;
 constexpr uint16_t kClientPort = 40003;
 
 Bytes strip_eth(const Bytes& frame) {
@@ -79,8 +78,7 @@ TEST_P(NatIcmpErrorTest, ErrorAboutSourceNatFlowIsTranslatedInsideAndOut) {
     const std::string lan = lan_host(v6), wan = wan_host(v6), nat = wan_addr(v6);
     const std::string origin = c.from_router ? wan_router(v6) : wan;
     const uint16_t sport = c.kind == L4Kind::tcp ? 80 : c.kind == L4Kind::udp ? 53 : 0;
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst, kPortLast);
+    ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
 
     // The flow; a router error quotes it with the TTL it arrived with (1).
     const uint8_t ttl = c.from_router ? 2 : 64;
@@ -144,9 +142,7 @@ class NatIcmpErrorOutboundTest : public NatTest {
 protected:
     void outbound_case(bool v6) {
         const std::string lan = lan_host(v6), wan = wan_host(v6), nat = wan_addr(v6);
-        nat_->source_interface(0, trust_, untrust_);
-        nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst,
-                     kPortLast);
+        ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
         auto r = run(request(from_lan(v6, lan, wan), L4Kind::udp, v6, kClientPort, 53), lan_if());
         ASSERT_EQ(r.retval, XDP_REDIRECT);
         const uint16_t port = frame_sport(r.output);
@@ -172,7 +168,8 @@ TEST_F(NatIcmpErrorOutboundTest, Ipv6ErrorFromLanHostAboutTheAnswer) {
     outbound_case(true);
 }
 
-// Destination NAT: public UDP port 5353 on wan0's address → the LAN host's 53.
+// Destination NAT: public UDP port 5353 on wan0's address → the LAN host's 53
+// (kPortForwardsYaml).
 class NatIcmpErrorDnatTest : public NatTest {
 protected:
     void dnat_case(bool v6);
@@ -180,10 +177,7 @@ protected:
 
 void NatIcmpErrorDnatTest::dnat_case(bool v6) {
     const std::string pub = wan_addr(v6), lan = lan_host(v6), wan = wan_host(v6), router = wan_router(v6);
-    if (v6)
-        nat_->destination(untrust_, proto::kUdp, Ipv6Addr::parse(pub), 5353, Ipv6Addr::parse(lan), 53);
-    else
-        nat_->destination(untrust_, proto::kUdp, Ipv4Addr::parse(pub), 5353, Ipv4Addr::parse(lan), 53);
+    ASSERT_TRUE(apply_nat(kPortForwardsYaml));
     auto query = [](PacketBuilder b, uint16_t dport) { return b.udp(41000, dport).payload_pattern(24).build(); };
     auto answer = [](PacketBuilder b, uint16_t sport) { return b.udp(sport, 41000).payload_pattern(70).build(); };
     auto r = expect_nat("query to the public port", query(from_wan(v6, wan, pub), 5353), wan_if(), XDP_REDIRECT,
@@ -233,9 +227,8 @@ TEST_F(NatIcmpErrorDnatTest, Ipv6ErrorsAboutPortForward) {
 // rewritten: it is for the firewall itself, and quotes no flow the firewall
 // opened, so host-inbound drops it.
 TEST_F(NatIcmpErrorDnatTest, ErrorAboutUnusedTranslatedPortIsLeftAlone) {
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), std::nullopt, kPortFirst, kPortLast);
-    Bytes quoted = PacketBuilder().ipv4(wan_addr(false), wan_host(false)).ttl(1).udp(kPortFirst, 53).build_ip();
+    ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
+    Bytes quoted = PacketBuilder().ipv4(wan_addr(false), wan_host(false)).ttl(1).udp(20000, 53).build_ip();
     Bytes in = from_wan(false, wan_router(false), wan_addr(false)).icmp_error(11, 0, quoted).build();
     expect_nat("time exceeded quoting an unused port", in, wan_if(), XDP_DROP, std::nullopt);
     EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_HOST_INBOUND));

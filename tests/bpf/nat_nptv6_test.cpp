@@ -12,10 +12,15 @@
 namespace sluice::test {
 namespace {
 
-const NatPrefix kInside64 = NatPrefix::v6(Ipv6Addr::parse("2001:2:0:1::"), 64);
-const NatPrefix kOutside64 = NatPrefix::v6(Ipv6Addr::parse("2001:2:0:200::"), 64);
-const NatPrefix kInside56 = NatPrefix::v6(Ipv6Addr::parse("2001:2::"), 56);
-const NatPrefix kOutside56 = NatPrefix::v6(Ipv6Addr::parse("2001:2:0:4200::"), 56);
+const Ipv6Prefix kInside64 = Ipv6Prefix::of(Ipv6Addr::parse("2001:2:0:1::"), 64);
+const Ipv6Prefix kOutside64 = Ipv6Prefix::of(Ipv6Addr::parse("2001:2:0:200::"), 64);
+const Ipv6Prefix kInside56 = Ipv6Prefix::of(Ipv6Addr::parse("2001:2::"), 56);
+const Ipv6Prefix kOutside56 = Ipv6Prefix::of(Ipv6Addr::parse("2001:2:0:4200::"), 56);
+
+// nat.nptv6 with one { inside, outside } pair.
+std::string nptv6_config(const Ipv6Prefix& inside, const Ipv6Prefix& outside) {
+    return "nat: { nptv6: [ { inside: \"" + inside.str() + "\", outside: \"" + outside.str() + "\" } ] }\n";
+}
 
 uint16_t addr_sum(const Ipv6Addr& a) {
     return ones_sum(a.bytes.data(), 16);
@@ -23,7 +28,7 @@ uint16_t addr_sum(const Ipv6Addr& a) {
 
 struct NptCase {
     const char* name;
-    NatPrefix inside, outside;
+    Ipv6Prefix inside, outside;
 };
 void PrintTo(const NptCase& c, std::ostream* os) {
     *os << c.name;
@@ -33,7 +38,7 @@ class NatNptv6Test : public NatTest, public ::testing::WithParamInterface<NptCas
 
 TEST_P(NatNptv6Test, PrefixTranslatedBothWaysChecksumNeutral) {
     const auto& c = GetParam();
-    nat_->nptv6(c.inside, c.outside, 4);
+    ASSERT_TRUE(apply_nat(nptv6_config(c.inside, c.outside)));
     const Ipv6Addr lan6 = Ipv6Addr::parse(lan_host(true));
     const Ipv6Addr mapped = nptv6_map(lan6, c.inside, c.outside);
     const std::string lan = lan6.str(), out = mapped.str(), wan = wan_host(true);
@@ -58,7 +63,7 @@ TEST_P(NatNptv6Test, PrefixTranslatedBothWaysChecksumNeutral) {
                              response(to_lan(true, wan, lan), kind, true, sport, 41000));
         EXPECT_EQ(l4_checksum_field(rr.output), l4_checksum_field(back));
     }
-    EXPECT_EQ(nat_->reservations(), 0u) << "NPTv6 holds no ports";
+    EXPECT_EQ(reservations(), 0u) << "NPTv6 holds no ports";
 
     // Inbound: a new flow to the mapped address reaches exactly the inside
     // host (server-in permits only that address), through nat_map_in.
@@ -80,7 +85,7 @@ class NatNptv6EdgeTest : public NatTest {};
 
 // The first interface-identifier word is 0xffff: the next word takes the adjustment.
 TEST_F(NatNptv6EdgeTest, AdjustmentSkipsAnAllOnesWord) {
-    nat_->nptv6(kInside64, kOutside64);
+    ASSERT_TRUE(apply_nat(nptv6_config(kInside64, kOutside64)));
     const Ipv6Addr src = Ipv6Addr::parse("2001:2:0:1:ffff:1234::10");
     const Ipv6Addr mapped = nptv6_map(src, kInside64, kOutside64);
     EXPECT_EQ(mapped.bytes[8], 0xff);
@@ -93,7 +98,7 @@ TEST_F(NatNptv6EdgeTest, AdjustmentSkipsAnAllOnesWord) {
 
 // An adjusted word that would be 0xffff is written as 0x0000 (RFC 6296 3.5).
 TEST_F(NatNptv6EdgeTest, AdjustedAllOnesBecomesZero) {
-    nat_->nptv6(kInside64, kOutside64);
+    ASSERT_TRUE(apply_nat(nptv6_config(kInside64, kOutside64)));
     // Choose word 4 so that word + adjustment == 0xffff.
     Ipv6Addr probe = Ipv6Addr::parse("2001:2:0:1::10");
     Ipv6Addr probe_out = nptv6_map(probe, kInside64, kOutside64);  // word 4 was 0: it now holds the adjustment
@@ -114,7 +119,7 @@ TEST_F(NatNptv6EdgeTest, AdjustedAllOnesBecomesZero) {
 // source go back to the inside prefix; the ICMPv6 checksum, over both, is
 // unchanged too.
 TEST_F(NatNptv6EdgeTest, ErrorAboutTranslatedFlow) {
-    nat_->nptv6(kInside64, kOutside64);
+    ASSERT_TRUE(apply_nat(nptv6_config(kInside64, kOutside64)));
     const Ipv6Addr lan6 = Ipv6Addr::parse(lan_host(true));
     const std::string lan = lan6.str(), out = nptv6_map(lan6, kInside64, kOutside64).str(), wan = wan_host(true);
     auto r = expect_nat("flow", from_lan(true, lan, wan).udp(41000, 53).payload_pattern(20).build(), lan_if(),
@@ -135,7 +140,7 @@ TEST_F(NatNptv6EdgeTest, ErrorAboutTranslatedFlow) {
 // An interface identifier of all ones cannot absorb the adjustment: dropped
 // and counted, in both directions, nothing left behind.
 TEST_F(NatNptv6EdgeTest, UnmappableAddressIsDropped) {
-    nat_->nptv6(kInside64, kOutside64);
+    ASSERT_TRUE(apply_nat(nptv6_config(kInside64, kOutside64)));
     expect_nat("outbound from ...:ffff:ffff:ffff:ffff",
                from_lan(true, "2001:2:0:1:ffff:ffff:ffff:ffff", wan_host(true)).udp(41000, 53).build(), lan_if(),
                XDP_DROP, std::nullopt);

@@ -9,7 +9,6 @@
 namespace sluice::test {
 namespace {
 
-constexpr uint16_t kPortFirst = 20000, kPortLast = 29999;
 constexpr uint16_t kClientPort = 40002;
 
 struct PartialCase {
@@ -44,16 +43,15 @@ TEST_P(NatPartialChecksumTest, TranslatedFieldIsThePseudoHeaderSumOfTheTranslate
     const bool v6 = c.v6;
     const uint16_t sport = c.kind == L4Kind::tcp ? 80 : 53;
     const std::string lan = lan_host(v6), wan = wan_host(v6), nat = wan_addr(v6);
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst, kPortLast);
+    ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
 
     auto b_in = from_lan(v6, lan, wan);
     Bytes in = partial(l4(b_in, c.kind, true, kClientPort, sport));
     ASSERT_EQ(l4_checksum_field(in), pseudo_header_sum(in));
     auto r = expect_nat("partial, outbound", in, lan_if(), XDP_REDIRECT, std::nullopt, false);
     const uint16_t port = frame_sport(r.output);
-    ASSERT_GE(port, kPortFirst);
-    ASSERT_LE(port, kPortLast);
+    ASSERT_GE(port, kIfaddrPortFirst);
+    ASSERT_LE(port, kIfaddrPortLast);
 
     auto b_out = to_wan(v6, nat, wan);
     l4(b_out, c.kind, true, port, sport);
@@ -86,8 +84,7 @@ TEST_P(NatPartialChecksumTest, CompleteChecksumStaysComplete) {
     const auto& c = GetParam();
     const bool v6 = c.v6;
     const uint16_t sport = c.kind == L4Kind::tcp ? 80 : 53;
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst, kPortLast);
+    ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
     auto b_in = from_lan(v6, lan_host(v6), wan_host(v6));
     auto r = expect_nat("complete, outbound", l4(b_in, c.kind, true, kClientPort, sport).build(), lan_if(),
                         XDP_REDIRECT, std::nullopt);
@@ -107,8 +104,7 @@ INSTANTIATE_TEST_SUITE_P(
 class NatPartialChecksumDnatTest : public NatTest {};
 
 TEST_F(NatPartialChecksumDnatTest, PortForwardWithPartialChecksum) {
-    nat_->destination(untrust_, proto::kUdp, Ipv4Addr::parse(wan_addr(false)), 5353, Ipv4Addr::parse(lan_host(false)),
-                      53);
+    ASSERT_TRUE(apply_nat(kPortForwardsYaml));
     Bytes in =
         partial(std::move(from_wan(false, wan_host(false), wan_addr(false)).udp(41000, 5353).payload_pattern(33)));
     auto r = expect_nat(

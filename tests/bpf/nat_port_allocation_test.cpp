@@ -12,12 +12,11 @@ namespace {
 class NatPortAllocationTest : public NatTest {};
 
 // 10,000 UDP flows from one LAN host to one WAN server, differing in the
-// source port only.
+// source port only, translated to wan0's address (ports 1024-65535).
 TEST_F(NatPortAllocationTest, TenThousandFlowsFromOneSourceGetDistinctPorts) {
     constexpr int kFlows = 10000;
-    constexpr uint16_t kFirst = 1024, kLast = 65535;
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), std::nullopt, kFirst, kLast);
+    constexpr uint16_t kFirst = kIfaddrPortFirst, kLast = kIfaddrPortLast;
+    ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
     XdpRunner runner(env_->prog_fd(SLUICE_PROG_XDP_MAIN));
     const std::string lan = lan_host(false), wan = wan_host(false), nat = wan_addr(false);
 
@@ -53,14 +52,14 @@ TEST_F(NatPortAllocationTest, TenThousandFlowsFromOneSourceGetDistinctPorts) {
     EXPECT_LT(successors, kFlows / 100) << "ports look sequential";
     ASSERT_FALSE(ports.empty());
     EXPECT_GT(*ports.rbegin() - *ports.begin(), (kLast - kFirst) / 2) << "ports are not spread over the range";
-    EXPECT_EQ(nat_->reservations(), static_cast<size_t>(kFlows));
+    EXPECT_EQ(reservations(), static_cast<size_t>(kFlows));
     EXPECT_EQ(count_entries(env_->map_fd(SLUICE_MAP_SESSIONS_V4)), 2u * kFlows);
     EXPECT_EQ(stat_change(STAT_NAT_PORT_ALLOCATED), kFlows);
     EXPECT_EQ(stat_change(STAT_DROP_NAT_PORTS_EXHAUSTED), 0);
     // Every reservation points back at its flow.
     int bad = 0;
     for (uint16_t p : ports) {
-        auto held = nat_->reservation(Ipv4Addr::parse(nat), p, proto::kUdp);
+        auto held = reservation(false, nat, p, proto::kUdp);
         if (!held || addr_text(held->inside_addr, false) != lan || port_of(held->inside_port) < 10000 ||
             port_of(held->inside_port) >= 10000 + kFlows)
             ++bad;
@@ -74,23 +73,14 @@ class NatPortExhaustionTest : public NatTest, public ::testing::WithParamInterfa
 
 TEST_P(NatPortExhaustionTest, FifthFlowIsDroppedAndCounted) {
     const auto [v6, kind] = GetParam();
-    constexpr uint16_t kFirst = 40000, kLast = 40003;
     const std::string pool_addr = v6 ? "2001:2:0:100::77" : "198.18.100.77";
-    NatPoolSpec spec;
-    spec.family = v6 ? SLUICE_FAMILY_IPV6 : SLUICE_FAMILY_IPV4;
-    std::array<uint8_t, 16> first{};
-    if (v6) {
-        auto a = Ipv6Addr::parse(pool_addr);
-        std::copy(a.bytes.begin(), a.bytes.end(), first.begin());
-    } else {
-        auto a = Ipv4Addr::parse(pool_addr);
-        std::copy(a.bytes.begin(), a.bytes.end(), first.begin());
-    }
-    spec.ranges.push_back({first, 1});
-    spec.port_first = kFirst;
-    spec.port_last = kLast;
-    nat_->pool(1, spec);
-    nat_->source_pool(0, trust_, untrust_, 1);
+    ASSERT_TRUE(apply_nat(R"yaml(
+nat:
+  pools:
+    four-ports: { addresses: [198.18.100.77, "2001:2:0:100::77"], ports: 40000-40003 }
+  source:
+    - { name: lan-out, from: trust, to: untrust, translate: { pool: four-ports } }
+)yaml"));
     const std::string lan = lan_host(v6), wan = wan_host(v6);
     const uint16_t sport = kind == L4Kind::tcp ? 80 : kind == L4Kind::udp ? 53 : 0;
     const uint8_t protocol = l4_protocol(kind, v6);
@@ -108,13 +98,13 @@ TEST_P(NatPortExhaustionTest, FifthFlowIsDroppedAndCounted) {
         ports.insert(port);
     }
     EXPECT_EQ(ports, (std::set<uint16_t>{40000, 40001, 40002, 40003}));
-    EXPECT_EQ(nat_->reservations(), 4u);
+    EXPECT_EQ(reservations(), 4u);
 
     snapshot_stats();
     expect_nat("fifth flow", request(from_lan(v6, lan, wan), kind, v6, 41004, sport), lan_if(), XDP_DROP, std::nullopt);
     EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_NAT_PORTS_EXHAUSTED));
     EXPECT_EQ(stat_change(STAT_SESSION_CREATED), 0);
-    EXPECT_EQ(nat_->reservations(), 4u);
+    EXPECT_EQ(reservations(), 4u);
     auto [ks, kd] = request_ports(kind, 41004, sport);
     EXPECT_FALSE(session(v6, lan, wan, ks, kd, protocol)) << "the refused flow left a session";
     EXPECT_EQ(count_entries(env_->map_fd(v6 ? SLUICE_MAP_SESSIONS_V6 : SLUICE_MAP_SESSIONS_V4)), 8u);
@@ -148,13 +138,21 @@ INSTANTIATE_TEST_SUITE_P(Nat, NatPortExhaustionTest,
                              return std::string(info.param.first ? "ipv6_" : "ipv4_") + l4_name(info.param.second);
                          });
 
+// One address with one port.
+const char* const kOnePortPoolYaml = R"yaml(
+nat:
+  pools:
+    one-port: { addresses: 198.18.100.78, ports: 50000 }
+  source:
+    - { name: lan-out, from: trust, to: untrust, translate: { pool: one-port } }
+)yaml";
+
 // A closed TCP flow whose tuple is reused by a fresh SYN gives back its port
 // and is translated anew: with a one-port range, the new SYN can only get the
 // port if the old reservation was released.
 TEST_F(NatPortAllocationTest, ReusedClosedTcpTupleReleasesItsPort) {
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), std::nullopt, 50000, 50000);
-    const std::string lan = lan_host(false), wan = wan_host(false), nat = wan_addr(false);
+    ASSERT_TRUE(apply_nat(kOnePortPoolYaml));
+    const std::string lan = lan_host(false), wan = wan_host(false), nat = "198.18.100.78";
     expect_nat("SYN", from_lan(false, lan, wan).tcp(41000, 80).seq(1).syn().build(), lan_if(), XDP_REDIRECT,
                to_wan(false, nat, wan).tcp(50000, 80).seq(1).syn().build());
     expect_nat("SYN-ACK", from_wan(false, wan, nat).tcp(80, 50000).seq(9).ack_seq(2).syn().ack().build(), wan_if(),
@@ -165,7 +163,7 @@ TEST_F(NatPortAllocationTest, ReusedClosedTcpTupleReleasesItsPort) {
     expect_nat("new SYN on the same tuple", from_lan(false, lan, wan).tcp(41000, 80).seq(100).syn().build(), lan_if(),
                XDP_REDIRECT, to_wan(false, nat, wan).tcp(50000, 80).seq(100).syn().build());
     EXPECT_EQ(stat_change(STAT_NAT_PORT_ALLOCATED), 1);
-    EXPECT_EQ(nat_->reservations(), 1u);
+    EXPECT_EQ(reservations(), 1u);
     EXPECT_EQ(count_entries(env_->map_fd(SLUICE_MAP_SESSIONS_V4)), 2u);
     auto s = session(false, lan, wan, 41000, 80, proto::kTcp);
     ASSERT_TRUE(s);
@@ -175,9 +173,8 @@ TEST_F(NatPortAllocationTest, ReusedClosedTcpTupleReleasesItsPort) {
 
 // Reservations are per protocol: a full UDP range does not refuse TCP.
 TEST_F(NatPortAllocationTest, ReservationsArePerProtocol) {
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), std::nullopt, 50000, 50000);
-    const std::string lan = lan_host(false), wan = wan_host(false), nat = wan_addr(false);
+    ASSERT_TRUE(apply_nat(kOnePortPoolYaml));
+    const std::string lan = lan_host(false), wan = wan_host(false), nat = "198.18.100.78";
     expect_nat("udp", from_lan(false, lan, wan).udp(41000, 53).build(), lan_if(), XDP_REDIRECT,
                to_wan(false, nat, wan).udp(50000, 53).build());
     expect_nat("tcp", from_lan(false, lan, wan).tcp(41000, 80).syn().build(), lan_if(), XDP_REDIRECT,
@@ -187,7 +184,7 @@ TEST_F(NatPortAllocationTest, ReservationsArePerProtocol) {
     snapshot_stats();
     expect_nat("second udp", from_lan(false, lan, wan).udp(41001, 53).build(), lan_if(), XDP_DROP, std::nullopt);
     EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_NAT_PORTS_EXHAUSTED));
-    EXPECT_EQ(nat_->reservations(), 3u);
+    EXPECT_EQ(reservations(), 3u);
 }
 
 }  // namespace

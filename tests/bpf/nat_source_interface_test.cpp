@@ -7,7 +7,6 @@
 namespace sluice::test {
 namespace {
 
-constexpr uint16_t kPortFirst = 20000, kPortLast = 29999;
 constexpr uint16_t kClientPort = 40001;
 
 struct SnatCase {
@@ -31,16 +30,15 @@ TEST_P(NatSourceInterfaceTest, TranslatesToInterfaceAddressAndBack) {
     const uint8_t proto = l4_protocol(c.kind, v6);
     const uint16_t sport = server_port(c.kind);
     const std::string lan = lan_host(v6), wan = wan_host(v6), nat = wan_addr(v6);
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst, kPortLast);
+    ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
 
     // First packet: translated source, random port in range.
     Bytes in = request(from_lan(v6, lan, wan), c.kind, v6, kClientPort, sport);
     auto r = run(in, lan_if());
     ASSERT_EQ(xdp_verdict_name(r.retval), "XDP_REDIRECT") << describe_delta(stats_delta());
     const uint16_t port = frame_sport(r.output);
-    EXPECT_GE(port, kPortFirst);
-    EXPECT_LE(port, kPortLast);
+    EXPECT_GE(port, kIfaddrPortFirst);
+    EXPECT_LE(port, kIfaddrPortLast);
     Bytes expected = request(to_wan(v6, nat, wan), c.kind, v6, port, sport);
     EXPECT_EQ(r.output, expected) << hex_diff(expected, r.output);
     auto report = verify_checksums(r.output);
@@ -69,7 +67,7 @@ TEST_P(NatSourceInterfaceTest, TranslatesToInterfaceAddressAndBack) {
     ASSERT_TRUE(held) << "nat_ports has no reservation for port " << port;
     EXPECT_EQ(addr_text(held->inside_addr, v6), lan);
     EXPECT_EQ(port_of(held->inside_port), kClientPort);
-    EXPECT_EQ(nat_->reservations(), 1u);
+    EXPECT_EQ(reservations(), 1u);
 
     // The reply goes back to the LAN host's original address and port / id.
     snapshot_stats();
@@ -88,7 +86,7 @@ TEST_P(NatSourceInterfaceTest, TranslatesToInterfaceAddressAndBack) {
         next_out = request(to_wan(v6, nat, wan), c.kind, v6, port, sport);
     }
     expect_nat("the flow's second packet", next_in, lan_if(), XDP_REDIRECT, next_out);
-    EXPECT_EQ(nat_->reservations(), 1u);
+    EXPECT_EQ(reservations(), 1u);
     if (c.kind == L4Kind::tcp) {
         // State changes reach the other entry through the translated keys.
         auto i2 = session(v6, lan, wan, kClientPort, sport, proto);
@@ -111,9 +109,7 @@ protected:
     void SetUp() override {
         NatTest::SetUp();
         if (IsSkipped() || HasFatalFailure()) return;
-        nat_->source_interface(0, trust_, untrust_);
-        nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst,
-                     kPortLast);
+        ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
     }
 };
 

@@ -11,27 +11,27 @@ namespace {
 
 constexpr uint16_t kPortFirst = 30000, kPortLast = 39999;
 
-// 198.18.100.10-13 / 2001:2:0:100::10-13
-NatPoolSpec pool_spec(bool v6, bool persistent) {
-    NatPoolSpec p;
-    p.family = v6 ? SLUICE_FAMILY_IPV6 : SLUICE_FAMILY_IPV4;
-    std::array<uint8_t, 16> first{};
-    if (v6) {
-        auto a = Ipv6Addr::parse("2001:2:0:100::10");
-        std::copy(a.bytes.begin(), a.bytes.end(), first.begin());
-    } else {
-        auto a = Ipv4Addr::parse("198.18.100.10");
-        std::copy(a.bytes.begin(), a.bytes.end(), first.begin());
-    }
-    p.ranges.push_back({first, 2});
-    // A second range, so picking walks the ranges: .12-.13 / ::12-::13.
-    first[v6 ? 15 : 3] += 2;
-    p.ranges.push_back({first, 2});
-    p.port_first = kPortFirst;
-    p.port_last = kPortLast;
-    p.persistent = persistent;
-    return p;
+// Pool "public": 198.18.100.10-13 and 2001:2:0:100::10-13, each in two
+// ranges, so picking walks the ranges. Pool "other", never used, comes first,
+// so that public's index is not 0; rule wan-in, never matched by these flows,
+// comes first, so that lan-out's id (its position in nat.source) is 1.
+std::string pool_config(bool persistent) {
+    std::string yaml = R"yaml(
+nat:
+  pools:
+    other: { addresses: [198.18.102.1, "2001:2:0:102::1"] }
+    public:
+      addresses: [198.18.100.10-198.18.100.11, 198.18.100.12-198.18.100.13,
+                  "2001:2:0:100::10-2001:2:0:100::11", "2001:2:0:100::12-2001:2:0:100::13"]
+      ports: 30000-39999
+      persistent: PERSISTENT
+  source:
+    - { name: wan-in, from: untrust, to: trust, translate: interface }
+    - { name: lan-out, from: trust, to: untrust, translate: { pool: public } }
+)yaml";
+    return yaml.replace(yaml.find("PERSISTENT"), 10, persistent ? "true" : "false");
 }
+constexpr uint32_t kLanOutRuleId = 1;
 
 std::set<std::string> pool_addresses(bool v6) {
     if (v6) return {"2001:2:0:100::10", "2001:2:0:100::11", "2001:2:0:100::12", "2001:2:0:100::13"};
@@ -76,7 +76,7 @@ std::string NatSourcePoolTest::translate_one(bool v6, const std::string& src, L4
     if (held) {
         EXPECT_EQ(addr_text(held->inside_addr, v6), src);
         EXPECT_EQ(port_of(held->inside_port), cport);
-        EXPECT_EQ(held->rule_id, 7u);
+        EXPECT_EQ(held->rule_id, kLanOutRuleId);
     }
     // The reply comes back to the original source. Only the neighbour-resolved
     // LAN host can be forwarded to, so only its flows are answered here.
@@ -87,9 +87,7 @@ std::string NatSourcePoolTest::translate_one(bool v6, const std::string& src, L4
 }
 
 void NatSourcePoolTest::persistent_case(bool v6) {
-    nat_->pool(3, pool_spec(v6, true));
-    nat_->source_pool(0, trust_, untrust_, 3, {NatPrefix::any4(), NatPrefix::any6()},
-                      {NatPrefix::any4(), NatPrefix::any6()}, 7);
+    ASSERT_TRUE(apply_nat(pool_config(true)));
     // Several hosts, several flows each: one address per host.
     std::set<std::string> used;
     for (int host = 0; host < 6; ++host) {
@@ -103,7 +101,7 @@ void NatSourcePoolTest::persistent_case(bool v6) {
         EXPECT_EQ(addrs.size(), 1u) << src << " got more than one pool address from a persistent pool";
         used.insert(addrs.begin(), addrs.end());
     }
-    EXPECT_EQ(nat_->reservations(), 24u);
+    EXPECT_EQ(reservations(), 24u);
     EXPECT_EQ(stat_change(STAT_NAT_PORT_ALLOCATED), 24);
 }
 
@@ -117,8 +115,7 @@ TEST_F(NatSourcePoolTest, Ipv6PersistentPool) {
 // Persistence must not mean "one address per subnet": hosts that differ only
 // in their last bits (a LAN) are spread over the pool's addresses.
 TEST_F(NatSourcePoolTest, Ipv4PersistentPoolSpreadsTheHostsOfOneSubnet) {
-    nat_->pool(3, pool_spec(false, true));
-    nat_->source_pool(0, trust_, untrust_, 3, {NatPrefix::any4()}, {NatPrefix::any4()}, 7);
+    ASSERT_TRUE(apply_nat(pool_config(true)));
     std::map<std::string, int> hosts_per_address;
     for (int host = 0; host < 64 && !HasFailure(); ++host)
         hosts_per_address[translate_one(false, lan_source(false, host), L4Kind::udp, 41000)]++;
@@ -127,8 +124,7 @@ TEST_F(NatSourcePoolTest, Ipv4PersistentPoolSpreadsTheHostsOfOneSubnet) {
 }
 
 TEST_F(NatSourcePoolTest, Ipv6PersistentPoolSpreadsTheHostsOfOneSubnet) {
-    nat_->pool(3, pool_spec(true, true));
-    nat_->source_pool(0, trust_, untrust_, 3, {NatPrefix::any6()}, {NatPrefix::any6()}, 7);
+    ASSERT_TRUE(apply_nat(pool_config(true)));
     std::map<std::string, int> hosts_per_address;
     for (int host = 0; host < 64 && !HasFailure(); ++host)
         hosts_per_address[translate_one(true, lan_source(true, host), L4Kind::udp, 41000)]++;
@@ -137,24 +133,57 @@ TEST_F(NatSourcePoolTest, Ipv6PersistentPoolSpreadsTheHostsOfOneSubnet) {
 }
 
 TEST_F(NatSourcePoolTest, Ipv4NonPersistentPoolAddressesStayInPool) {
-    nat_->pool(0, pool_spec(false, false));
-    nat_->source_pool(0, trust_, untrust_, 0, {NatPrefix::any4()}, {NatPrefix::any4()}, 7);
+    ASSERT_TRUE(apply_nat(pool_config(false)));
     for (int flow = 0; flow < 12 && !HasFailure(); ++flow)
         translate_one(false, lan_host(false), L4Kind::udp, static_cast<uint16_t>(42000 + flow));
-    EXPECT_EQ(nat_->reservations(), 12u);
+    EXPECT_EQ(reservations(), 12u);
 }
 
-// The pool of the rule's family is used: an IPv6 flow under a rule whose pool
-// has only an IPv4 slot has no address.
-TEST_F(NatSourcePoolTest, PoolWithoutTheFlowsFamilyDrops) {
-    nat_->pool(0, pool_spec(false, true));
-    nat_->source_pool(0, trust_, untrust_, 0);
-    expect_nat("IPv6 flow, IPv4-only pool",
-               request(from_lan(true, lan_host(true), wan_host(true)), L4Kind::udp, true, 41000, 53), lan_if(),
-               XDP_DROP, std::nullopt);
-    EXPECT_TRUE(only_drop_or_pass_counter(STAT_DROP_NAT_NO_ADDRESS));
-    EXPECT_EQ(nat_->reservations(), 0u);
-    EXPECT_EQ(count_entries(env_->map_fd(SLUICE_MAP_SESSIONS_V6)), 0u);
+// Rule pool-out, first in nat.source, whose pool has IPv4 addresses only.
+const char* const kV4OnlyPoolYaml = R"yaml(
+nat:
+  pools:
+    v4-only: { addresses: 198.18.100.10-198.18.100.13, ports: 30000-39999 }
+  source:
+    - { name: pool-out, from: trust, to: untrust, translate: { pool: v4-only } }
+)yaml";
+
+// A pool rule takes part only in the families its pool has addresses of
+// (the compiler leaves it out of the others' tables): an IPv6 flow under a
+// rule whose pool is IPv4-only goes on to the next rule, here the interface.
+TEST_F(NatSourcePoolTest, PoolWithoutTheFlowsFamilyLeavesTheFlowToTheNextRule) {
+    ASSERT_TRUE(apply_nat(std::string(kV4OnlyPoolYaml) +
+                          "    - { name: interface-out, from: trust, to: untrust, translate: interface }\n"));
+    auto r =
+        expect_nat("IPv6 flow", request(from_lan(true, lan_host(true), wan_host(true)), L4Kind::udp, true, 41000, 53),
+                   lan_if(), XDP_REDIRECT, std::nullopt);
+    const uint16_t port = frame_sport(r.output);
+    Bytes expected = request(to_wan(true, wan_addr(true), wan_host(true)), L4Kind::udp, true, port, 53);
+    EXPECT_EQ(r.output, expected) << hex_diff(expected, r.output);
+    auto held = reservation(true, wan_addr(true), port, proto::kUdp);
+    ASSERT_TRUE(held);
+    EXPECT_EQ(held->rule_id, 1u) << "not rule interface-out";
+    // An IPv4 flow still takes the pool.
+    r = expect_nat("IPv4 flow",
+                   request(from_lan(false, lan_host(false), wan_host(false)), L4Kind::udp, false, 41001, 53), lan_if(),
+                   XDP_REDIRECT, std::nullopt);
+    auto f = parse_frame(r.output);
+    ASSERT_TRUE(f);
+    EXPECT_TRUE(pool_addresses(false).count(f->src_ip)) << f->src_ip << " is not a pool address";
+    held = reservation(false, f->src_ip, f->sport, proto::kUdp);
+    ASSERT_TRUE(held);
+    EXPECT_EQ(held->rule_id, 0u) << "not rule pool-out";
+}
+
+// ... and with no next rule, the flow is not translated (nor dropped).
+TEST_F(NatSourcePoolTest, PoolWithoutTheFlowsFamilyLeavesTheFlowUntranslated) {
+    ASSERT_TRUE(apply_nat(kV4OnlyPoolYaml));
+    auto in = request(from_lan(true, lan_host(true), wan_host(true)), L4Kind::udp, true, 41000, 53);
+    expect_nat("IPv6 flow, IPv4-only pool", in, lan_if(), XDP_REDIRECT,
+               request(to_wan(true, lan_host(true), wan_host(true)), L4Kind::udp, true, 41000, 53));
+    EXPECT_EQ(stat_change(STAT_NAT_TRANSLATED), 0);
+    EXPECT_EQ(stat_change(STAT_DROP_NAT_NO_ADDRESS), 0);
+    EXPECT_EQ(reservations(), 0u);
 }
 
 }  // namespace

@@ -9,15 +9,17 @@ namespace {
 
 class NatStaticTest : public NatTest {
 protected:
-    void both_directions(bool v6, const std::string& outside, uint8_t inside_len);
+    // nat.static { inside, outside_prefix }, inside covering the LAN host,
+    // whose outside address is `outside`.
+    void both_directions(bool v6, const std::string& inside, const std::string& outside_prefix,
+                         const std::string& outside);
 };
 
-void NatStaticTest::both_directions(bool v6, const std::string& outside, uint8_t len) {
+void NatStaticTest::both_directions(bool v6, const std::string& inside, const std::string& outside_prefix,
+                                    const std::string& outside) {
     const std::string lan = lan_host(v6), wan = wan_host(v6);
-    if (v6)
-        nat_->static_map(NatPrefix::v6(Ipv6Addr::parse(lan), len), NatPrefix::v6(Ipv6Addr::parse(outside), len), 2);
-    else
-        nat_->static_map(NatPrefix::v4(Ipv4Addr::parse(lan), len), NatPrefix::v4(Ipv4Addr::parse(outside), len), 2);
+    ASSERT_TRUE(
+        apply_nat("nat: { static: [ { inside: \"" + inside + "\", outside: \"" + outside_prefix + "\" } ] }\n"));
 
     // Outbound: the source becomes the outside address, the port stays.
     auto query = [&](PacketBuilder b) { return b.udp(41000, 53).payload_pattern(30).build(); };
@@ -26,7 +28,7 @@ void NatStaticTest::both_directions(bool v6, const std::string& outside, uint8_t
     auto init = session(v6, lan, wan, 41000, 53, proto::kUdp);
     ASSERT_TRUE(init);
     EXPECT_EQ(init->nat.flags, SESSION_NAT_SRC) << "static NAT holds no port";
-    EXPECT_EQ(nat_->reservations(), 0u);
+    EXPECT_EQ(reservations(), 0u);
     EXPECT_TRUE(session(v6, wan, outside, 53, 41000, proto::kUdp)) << "reply entry";
     expect_nat("outbound flow's reply", answer(from_wan(v6, wan, outside)), wan_if(), XDP_REDIRECT,
                answer(to_lan(v6, wan, lan)));
@@ -46,23 +48,22 @@ void NatStaticTest::both_directions(bool v6, const std::string& outside, uint8_t
 }
 
 TEST_F(NatStaticTest, Ipv4HostBothDirections) {
-    both_directions(false, "198.18.100.50", 32);
+    both_directions(false, "198.18.1.10", "198.18.100.50", "198.18.100.50");
 }
 TEST_F(NatStaticTest, Ipv6HostBothDirections) {
-    both_directions(true, "2001:2:0:100::50", 128);
+    both_directions(true, "2001:2:0:1::10", "2001:2:0:100::50", "2001:2:0:100::50");
 }
 // A prefix maps host to host, keeping the host bits.
 TEST_F(NatStaticTest, Ipv4PrefixBothDirections) {
-    both_directions(false, "198.18.101.10", 24);
+    both_directions(false, "198.18.1.0/24", "198.18.101.0/24", "198.18.101.10");
 }
 TEST_F(NatStaticTest, Ipv6PrefixBothDirections) {
-    both_directions(true, "2001:2:0:101::10", 64);
+    both_directions(true, "2001:2:0:1::/64", "2001:2:0:101::/64", "2001:2:0:101::10");
 }
 
 // Host bits of other hosts are kept too.
 TEST_F(NatStaticTest, Ipv4PrefixKeepsHostBits) {
-    nat_->static_map(NatPrefix::v4(Ipv4Addr::parse("198.18.1.0"), 24),
-                     NatPrefix::v4(Ipv4Addr::parse("198.18.101.0"), 24));
+    ASSERT_TRUE(apply_nat("nat: { static: [ { inside: 198.18.1.0/24, outside: 198.18.101.0/24 } ] }\n"));
     for (int host : {1, 77, 254}) {
         std::string src = "198.18.1." + std::to_string(host), out = "198.18.101." + std::to_string(host);
         expect_nat(src, from_lan(false, src, wan_host(false)).udp(41000, 53).payload_pattern(8).build(), lan_if(),
@@ -73,9 +74,13 @@ TEST_F(NatStaticTest, Ipv4PrefixKeepsHostBits) {
 // Static mappings come before source rules: the mapped host keeps its
 // outside address, other hosts get the interface address.
 TEST_F(NatStaticTest, StaticBeforeSourceRules) {
-    nat_->static_map(NatPrefix::v4(Ipv4Addr::parse(lan_host(false))), NatPrefix::v4(Ipv4Addr::parse("198.18.100.50")));
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), std::nullopt, 20000, 20099);
+    ASSERT_TRUE(apply_nat(R"yaml(
+nat:
+  static:
+    - { inside: 198.18.1.10, outside: 198.18.100.50 }
+  source:
+    - { name: lan-out, from: trust, to: untrust, translate: interface }
+)yaml"));
     expect_nat("the static host", from_lan(false, lan_host(false), wan_host(false)).udp(41000, 53).build(), lan_if(),
                XDP_REDIRECT, to_wan(false, "198.18.100.50", wan_host(false)).udp(41000, 53).build());
     auto r = expect_nat("another host", from_lan(false, "198.18.1.11", wan_host(false)).udp(41000, 53).build(),
@@ -83,9 +88,9 @@ TEST_F(NatStaticTest, StaticBeforeSourceRules) {
     auto f = parse_frame(r.output);
     ASSERT_TRUE(f);
     EXPECT_EQ(f->src_ip, wan_addr(false));
-    EXPECT_GE(f->sport, 20000);
-    EXPECT_LE(f->sport, 20099);
-    EXPECT_EQ(nat_->reservations(), 1u);
+    EXPECT_GE(f->sport, kIfaddrPortFirst);
+    EXPECT_LE(f->sport, kIfaddrPortLast);
+    EXPECT_EQ(reservations(), 1u);
 }
 
 }  // namespace

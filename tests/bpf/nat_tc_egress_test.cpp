@@ -10,7 +10,6 @@
 namespace sluice::test {
 namespace {
 
-constexpr uint16_t kPortFirst = 20000, kPortLast = 29999;
 constexpr uint16_t kClientPort = 40004;
 constexpr size_t kBig = 1600;  // over wan0's 1500-byte MTU
 
@@ -40,8 +39,7 @@ TEST_P(NatTcEgressTest, PacketXdpPassedUntranslatedIsTranslatedOnEgress) {
     const bool v6 = c.v6;
     const std::string lan = lan_host(v6), wan = wan_host(v6), nat = wan_addr(v6);
     const uint16_t sport = c.kind == L4Kind::tcp ? 80 : c.kind == L4Kind::udp ? 53 : 0;
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst, kPortLast);
+    ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
 
     // The flow starts on the fast path (translated in XDP).
     auto r = run(request(from_lan(v6, lan, wan), c.kind, v6, kClientPort, sport), lan_if());
@@ -106,8 +104,7 @@ protected:
 
 // IPv4 UDP without a checksum (0) keeps none after translation.
 TEST_F(NatTcEgressMiscTest, Ipv4UdpWithoutChecksumStaysWithout) {
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), std::nullopt, kPortFirst, kPortLast);
+    ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
     const std::string lan = lan_host(false), wan = wan_host(false), nat = wan_addr(false);
     auto r = run(from_lan(false, lan, wan).udp(kClientPort, 53).l4_checksum(0).build(), lan_if());
     ASSERT_EQ(r.retval, XDP_REDIRECT);
@@ -121,8 +118,7 @@ TEST_F(NatTcEgressMiscTest, Ipv4UdpWithoutChecksumStaysWithout) {
 // A destination-NAT flow's reply entry translates the source: when XDP hands
 // the server's answer to the kernel, tc gives it the public address and port.
 TEST_F(NatTcEgressMiscTest, PortForwardReplyTranslatedOnEgress) {
-    nat_->destination(untrust_, proto::kUdp, Ipv4Addr::parse(wan_addr(false)), 5353, Ipv4Addr::parse(lan_host(false)),
-                      53);
+    ASSERT_TRUE(apply_nat(kPortForwardsYaml));
     const std::string lan = lan_host(false), wan = wan_host(false), pub = wan_addr(false);
     expect_nat("query", from_wan(false, wan, pub).udp(41000, 5353).build(), wan_if(), XDP_REDIRECT,
                to_lan(false, wan, lan).udp(41000, 53).build());
@@ -139,8 +135,7 @@ TEST_F(NatTcEgressMiscTest, PortForwardReplyTranslatedOnEgress) {
 
 // Destination NAT is never left to tc: XDP translates before the kernel routes.
 TEST_F(NatTcEgressMiscTest, DestinationNatIsDoneInXdpEvenWhenPassing) {
-    nat_->destination(untrust_, proto::kUdp, Ipv4Addr::parse(wan_addr(false)), 5353, Ipv4Addr::parse(lan_host(false)),
-                      53);
+    ASSERT_TRUE(apply_nat(kPortForwardsYaml));
     const std::string lan = lan_host(false), wan = wan_host(false), pub = wan_addr(false);
     expect_nat("query", from_wan(false, wan, pub).udp(41000, 5353).build(), wan_if(), XDP_REDIRECT,
                to_lan(false, wan, lan).udp(41000, 53).build());
@@ -155,8 +150,7 @@ TEST_F(NatTcEgressMiscTest, DestinationNatIsDoneInXdpEvenWhenPassing) {
 // creates the flow (port reserved) but leaves the packet, untranslated, to
 // the kernel, which resolves the neighbour; tc translates it on the way out.
 TEST_F(NatTcEgressMiscTest, FirstPacketWithoutNeighbourIsTranslatedByTc) {
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst, kPortLast);
+    ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
     for (bool v6 : {false, true}) {
         const std::string lan = lan_host(v6), far = v6 ? "2001:2:0:100::201" : "198.18.100.201", nat = wan_addr(v6);
         snapshot_stats();
@@ -192,13 +186,10 @@ TEST_F(NatTcEgressMiscTest, FirstPacketWithoutNeighbourIsTranslatedByTc) {
 // translated. Leaving, the error must be translated back like one from
 // anywhere else, or the sender cannot match it (and learns the inside address).
 TEST_F(NatTcEgressMiscTest, KernelErrorAboutPortForwardedPacketIsTranslatedOnEgress) {
+    ASSERT_TRUE(apply_nat(kPortForwardsYaml));
     for (bool v6 : {false, true}) {
         SCOPED_TRACE(v6 ? "IPv6" : "IPv4");
         const std::string lan = lan_host(v6), wan = wan_host(v6), pub = wan_addr(v6);
-        if (v6)
-            nat_->destination(untrust_, proto::kUdp, Ipv6Addr::parse(pub), 5353, Ipv6Addr::parse(lan), 53);
-        else
-            nat_->destination(untrust_, proto::kUdp, Ipv4Addr::parse(pub), 5353, Ipv4Addr::parse(lan), 53);
         auto query = [&](PacketBuilder b, uint8_t ttl, const std::string& dst, uint16_t dport) {
             if (v6)
                 b.ipv6(wan, dst).hop_limit(ttl);
@@ -241,8 +232,7 @@ TEST_F(NatTcEgressMiscTest, KernelErrorAboutPortForwardedPacketIsTranslatedOnEgr
 // error to the WAN host must quote the answer as sent (to the translated
 // address and port), not as translated back to the LAN host.
 TEST_F(NatTcEgressMiscTest, KernelErrorAboutSourceNatAnswerIsTranslatedOnEgress) {
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst, kPortLast);
+    ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
     for (bool v6 : {false, true}) {
         SCOPED_TRACE(v6 ? "IPv6" : "IPv4");
         const std::string lan = lan_host(v6), wan = wan_host(v6), nat = wan_addr(v6);
@@ -281,15 +271,14 @@ TEST_F(NatTcEgressMiscTest, KernelErrorAboutSourceNatAnswerIsTranslatedOnEgress)
 // An error XDP already translated but handed to the kernel (here: the LAN
 // host's neighbour is unresolved) is not translated again on the way out.
 TEST_F(NatTcEgressMiscTest, ErrorXdpTranslatedIsNotTranslatedAgain) {
-    nat_->source_interface(0, trust_, untrust_);
-    nat_->ifaddr(wan_if(), Ipv4Addr::parse(wan_addr(false)), Ipv6Addr::parse(wan_addr(true)), kPortFirst, kPortLast);
+    ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
     for (bool v6 : {false, true}) {
         SCOPED_TRACE(v6 ? "IPv6" : "IPv4");
         const std::string host = v6 ? "2001:2:0:1::11" : "198.18.1.11";  // no neighbour entry
         const std::string wan = wan_host(v6), nat = wan_addr(v6), router = wan_router(v6);
         auto r = run(from_lan(v6, host, wan).udp(41000, 53).payload_pattern(10).build(), lan_if());
         ASSERT_EQ(r.retval, XDP_REDIRECT);
-        EXPECT_GE(frame_sport(r.output), kPortFirst);
+        EXPECT_GE(frame_sport(r.output), kIfaddrPortFirst);
         Bytes sent(r.output.begin() + 14, r.output.end());
         Bytes orig_frame = to_wan(v6, host, wan).udp(41000, 53).payload_pattern(10).build();
         Bytes original(orig_frame.begin() + 14, orig_frame.end());

@@ -37,10 +37,7 @@ class NatUdpChecksumTest : public NatTest {
 protected:
     void zero_case(bool v6) {
         const std::string pub = wan_addr(v6), lan = lan_host(v6), wan = wan_host(v6);
-        if (v6)
-            nat_->destination(untrust_, proto::kUdp, Ipv6Addr::parse(pub), 5353, Ipv6Addr::parse(lan), 53);
-        else
-            nat_->destination(untrust_, proto::kUdp, Ipv4Addr::parse(pub), 5353, Ipv4Addr::parse(lan), 53);
+        ASSERT_TRUE(apply_nat(kPortForwardsYaml));
         Bytes data = zero_sum_payload(v6, wan, lan, 41000, 53);
         Bytes expected = to_lan(v6, wan, lan).udp(41000, 53).payload(data).build();
         ASSERT_EQ(l4_checksum_field(expected), 0xffff) << "the test's payload does not sum to zero";
