@@ -3,13 +3,14 @@
 #   source "$(dirname "$0")/lib.sh"
 #   it_init "ping" pg          # name, 2-3 letter tag for the namespace prefix
 #   it_need_root_and_bpf       # exit 77 (skipped, with the reason) otherwise
-#   it_topology_up             # <P>-lan, <P>-fw, <P>-wan (scripts/lib/topology.sh)
+#   it_topology_up [TOPOLOGY]  # <P>-lan, <P>-fw, <P>-wan (sluice cluster up --topology single --bare)
 #   it_write_config "$IT_TMP/fw.yaml"; it_sluice_start "$IT_TMP/fw.yaml"
 #   it_check "what is checked" some command ...
 #   it_finish                  # prints PASS/FAIL and exits 0/1
 #
 # The EXIT trap always cleans up: background processes this test started are
-# stopped by PID, `sluice --netns <P>-fw down` runs, the namespaces are deleted.
+# stopped by PID, then `sluice cluster down --prefix <P>` runs `sluice down` in
+# the firewall and deletes the namespaces.
 # Addresses come only from 198.18.0.0/15 and 2001:2::/48.
 
 set -u
@@ -19,7 +20,7 @@ IT_SRC=${SLUICE_SOURCE_DIR:-$(cd "$IT_DIR/../.." && pwd)}
 IT_PY=/usr/bin/python3
 IT_CHAT="$IT_DIR/tcp_chat.py"
 
-# Topology addresses (scripts/lib/topology.sh).
+# Topology addresses (userspace/cluster/topology.h).
 LAN4=198.18.1.10
 LAN6=2001:2:0:1::10
 WAN4=198.18.100.200
@@ -184,8 +185,7 @@ it_cleanup() {
         it_stop "$pid"
     done
     if [ "$IT_TOPOLOGY" = 1 ]; then
-        "$SLUICE" --netns "$P-fw" down >/dev/null 2>&1
-        topology_down "$P"
+        topology_down "$P" 2>&1 | sed "s/^/[$IT_NAME] cleanup: /"
     fi
     # Leftovers of this test's own instance only (its namespace name is unique).
     [ -n "$P" ] && [ -d "/sys/fs/bpf/sluice/netns/$P-fw" ] && rm -rf "/sys/fs/bpf/sluice/netns/$P-fw"
@@ -200,11 +200,13 @@ it_cleanup() {
 
 # --- topology and sluice ----------------------------------------------------
 
+# it_topology_up [TOPOLOGY]: the lab (default single) from sluice's topology
+# builder; cleaned up by the EXIT trap.
 it_topology_up() {
     # shellcheck source=../../scripts/lib/topology.sh
     source "$IT_SRC/scripts/lib/topology.sh"
     IT_TOPOLOGY=1
-    topology_up "$P" || { echo "FAIL: $IT_NAME: topology_up $P failed"; exit 1; }
+    topology_up "$P" "${1:-single}" || { echo "FAIL: $IT_NAME: sluice cluster up --topology ${1:-single} --prefix $P failed"; exit 1; }
 }
 
 lan() { ip netns exec "$P-lan" "$@"; }

@@ -6,10 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 it_init attach_mode am
 it_need_root_and_bpf
-it_topology_up
-
-fw ip link add dmy0 type bridge || it_skip_bpf "cannot create a bridge device"
-fw ip link set dmy0 up
+it_topology_up single-dmz   # the single lab plus an empty bridge dmz0 on the firewall
 
 # xdp_mode_of DEV: "generic", "native" or "" from `ip -d link`.
 xdp_mode_of() {
@@ -26,7 +23,7 @@ cat >"$IT_TMP/fw.yaml" <<'YAML'
 interfaces:
   lan0: { zone: trust }
   wan0: { zone: untrust, xdp-mode: generic }
-  dmy0: { zone: dmz, xdp-mode: native }
+  dmz0: { zone: dmz, xdp-mode: native }
 zones:
   trust: {}
   untrust: {}
@@ -39,18 +36,18 @@ it_sluice_start "$IT_TMP/fw.yaml"
 
 it_expect_eq "lan0 (veth, xdp-mode auto) runs generic XDP" generic "$(xdp_mode_of lan0)"
 it_expect_eq "wan0 (veth, xdp-mode generic) runs generic XDP" generic "$(xdp_mode_of wan0)"
-it_expect_eq "dmy0 (bridge, xdp-mode native) fell back to generic XDP" generic "$(xdp_mode_of dmy0)"
-it_check "the daemon warned about dmy0, naming the interface and the reason" \
-    grep -Eq "warning: interface dmy0: native XDP attach failed \(.+\); using generic XDP" "$SLUICE_LOG"
-grep "warning: interface dmy0" "$SLUICE_LOG" | sed 's/^/    /'
+it_expect_eq "dmz0 (bridge, xdp-mode native) fell back to generic XDP" generic "$(xdp_mode_of dmz0)"
+it_check "the daemon warned about dmz0, naming the interface and the reason" \
+    grep -Eq "warning: interface dmz0: native XDP attach failed \(.+\); using generic XDP" "$SLUICE_LOG"
+grep "warning: interface dmz0" "$SLUICE_LOG" | sed 's/^/    /'
 
 sluice_fw show zones --json >"$IT_TMP/zones.json"
 mode=$("$IT_PY" -c '
 import json,sys
 for z in json.load(open(sys.argv[1]))["zones"]:
     for i in z["interfaces"]:
-        if i["name"] == "dmy0": print(i.get("xdp_mode",""), bool(i.get("warning")))' "$IT_TMP/zones.json")
-it_expect_eq "show zones --json reports dmy0 as generic with its warning" "generic True" "$mode"
+        if i["name"] == "dmz0": print(i.get("xdp_mode",""), bool(i.get("warning")))' "$IT_TMP/zones.json")
+it_expect_eq "show zones --json reports dmz0 as generic with its warning" "generic True" "$mode"
 it_check "traffic still flows lan → wan (IPv4)" ping_ok lan "$WAN4"
 it_check "traffic still flows lan → wan (IPv6)" ping_ok lan "$WAN6"
 it_finish

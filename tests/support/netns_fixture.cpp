@@ -1,5 +1,7 @@
 #include "netns_fixture.h"
 
+#include "cluster/topology.h"
+
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <net/if.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <sstream>
 
 #include <atomic>
 #include <cerrno>
@@ -97,7 +100,8 @@ Result<std::unique_ptr<NetnsFixture>> NetnsFixture::create() {
                               std::strerror(errno));
     }
     std::unique_ptr<NetnsFixture> ns(new NetnsFixture());
-    ns->name_ = "sluice-bpft-" + std::to_string(getpid()) + "-" + std::to_string(g_counter++);
+    ns->prefix_ = "sluice-bpft-" + std::to_string(getpid()) + "-" + std::to_string(g_counter++);
+    ns->name_ = cluster::namespace_name(ns->prefix_, "fw");
     if (Status s = ns->setup(); !s) return s.error();  // ~NetnsFixture undoes the rest
     return ns;
 }
@@ -111,36 +115,13 @@ Status NetnsFixture::ip(const std::vector<std::string>& args) const {
 }
 
 Status NetnsFixture::setup() {
-    std::string out;
-    // A leftover from a crashed run with the same pid would make `add` fail.
-    run_command({"ip", "netns", "del", name_}, &out);
-    if (run_command({"ip", "netns", "add", name_}, &out) != 0)
-        return make_error("ip netns add " + name_ + " failed: " + out);
+    // The namespace is the bpf-test lab topology's one node (cluster/topology.h).
+    const auto& topology = cluster::bpf_test_topology();
+    // A leftover from a crashed run with the same pid would make the build fail.
+    (void)cluster::remove_topology(topology, prefix_);
     created_ = true;
-
-    const std::vector<std::vector<std::string>> steps = {
-        {"link", "set", "lo", "up"},
-        {"link", "add", "lan0", "type", "veth", "peer", "name", "lan0p"},
-        {"link", "add", "wan0", "type", "veth", "peer", "name", "wan0p"},
-        {"link", "set", "lan0", "up"},
-        {"link", "set", "lan0p", "up"},
-        {"link", "set", "wan0", "up"},
-        {"link", "set", "wan0p", "up"},
-        {"addr", "add", "198.18.1.1/24", "dev", "lan0"},
-        {"-6", "addr", "add", "2001:2:0:1::1/64", "dev", "lan0", "nodad"},
-        {"addr", "add", "198.18.100.1/24", "dev", "wan0"},
-        {"-6", "addr", "add", "2001:2:0:100::1/64", "dev", "wan0", "nodad"},
-        {"neigh", "replace", kLanHost4, "lladdr", kLanHostMac, "dev", "lan0", "nud", "permanent"},
-        {"-6", "neigh", "replace", kLanHost6, "lladdr", kLanHostMac, "dev", "lan0", "nud", "permanent"},
-        {"neigh", "replace", kWanHost4, "lladdr", kWanHostMac, "dev", "wan0", "nud", "permanent"},
-        {"-6", "neigh", "replace", kWanHost6, "lladdr", kWanHostMac, "dev", "wan0", "nud", "permanent"},
-    };
-    for (const auto& step : steps)
-        if (Status s = ip(step); !s) return s;
-    for (const char* sysctl : {"net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1"}) {
-        if (run_command({"ip", "netns", "exec", name_, "sysctl", "-qw", sysctl}, &out) != 0)
-            return make_error(std::string("sysctl ") + sysctl + " in " + name_ + " failed: " + out);
-    }
+    std::ostringstream log;
+    if (Status s = cluster::build_topology(topology, prefix_, log); !s) return s;
 
     original_netns_fd_ = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
     if (original_netns_fd_ < 0)
@@ -166,10 +147,7 @@ Status NetnsFixture::setup() {
 NetnsFixture::~NetnsFixture() {
     if (entered_ && original_netns_fd_ >= 0) setns(original_netns_fd_, CLONE_NEWNET);
     if (original_netns_fd_ >= 0) close(original_netns_fd_);
-    if (created_) {
-        std::string out;
-        run_command({"ip", "netns", "del", name_}, &out);
-    }
+    if (created_) (void)cluster::remove_topology(cluster::bpf_test_topology(), prefix_);
 }
 
 Result<InterfaceInfo> NetnsFixture::interface(const std::string& name) const {

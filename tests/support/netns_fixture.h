@@ -1,6 +1,7 @@
 // A throwaway network namespace for BPF program tests, entered by the calling
 // thread for the fixture's lifetime (BPF_PROG_TEST_RUN resolves ingress_ifindex
-// and bpf_fib_lookup in the caller's namespace):
+// and bpf_fib_lookup in the caller's namespace). It is the bpf-test lab
+// topology (cluster/topology.h), built by the one topology builder:
 //
 //   lan0 (198.18.1.1/24, 2001:2:0:1::1/64)     <-veth->  lan0p
 //   wan0 (198.18.100.1/24, 2001:2:0:100::1/64) <-veth->  wan0p
@@ -8,7 +9,7 @@
 //                         198.18.100.200, 2001:2:0:100::200    -> 02:00:00:00:64:c8 (wan0)
 //   forwarding on for IPv4 and IPv6.
 //
-// The namespace is named sluice-bpft-<pid>-<n>; the destructor returns the thread
+// The namespace is named sluice-bpft-<pid>-<n>-fw; the destructor returns the thread
 // to its original namespace and deletes this one, also after a failed create().
 #pragma once
 
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/topology.h"
 #include "common/result.h"
 #include "packet_builder.h"
 
@@ -74,22 +76,22 @@ public:
     Status ip(const std::vector<std::string>& args) const;
 
     // The fixed addresses the namespace is built with.
-    static constexpr const char* kLanAddr4 = "198.18.1.1";
-    static constexpr const char* kLanAddr6 = "2001:2:0:1::1";
-    static constexpr const char* kWanAddr4 = "198.18.100.1";
-    static constexpr const char* kWanAddr6 = "2001:2:0:100::1";
-    static constexpr const char* kLanHost4 = "198.18.1.10";
-    static constexpr const char* kLanHost6 = "2001:2:0:1::10";
-    static constexpr const char* kLanHostMac = "02:00:00:00:01:10";
-    static constexpr const char* kWanHost4 = "198.18.100.200";
-    static constexpr const char* kWanHost6 = "2001:2:0:100::200";
-    static constexpr const char* kWanHostMac = "02:00:00:00:64:c8";
+    static constexpr const char* kLanAddr4 = cluster::kFw0Lan4;
+    static constexpr const char* kLanAddr6 = cluster::kFw0Lan6;
+    static constexpr const char* kWanAddr4 = cluster::kFw0Wan4;
+    static constexpr const char* kWanAddr6 = cluster::kFw0Wan6;
+    static constexpr const char* kLanHost4 = cluster::kLanHost4;
+    static constexpr const char* kLanHost6 = cluster::kLanHost6;
+    static constexpr const char* kLanHostMac = cluster::kLanHostMac;
+    static constexpr const char* kWanHost4 = cluster::kWanHost4;
+    static constexpr const char* kWanHost6 = cluster::kWanHost6;
+    static constexpr const char* kWanHostMac = cluster::kWanHostMac;
 
 private:
     NetnsFixture() = default;
     Status setup();
 
-    std::string name_;
+    std::string prefix_, name_;
     bool created_ = false;
     int original_netns_fd_ = -1;
     bool entered_ = false;

@@ -19,6 +19,8 @@ struct ClusterOptions {
     bool verbose = false;
     bool dry_run = false;      // incus: print the incus commands only
     std::string package;       // incus: the sluice .deb for the firewalls
+    std::string topology = "cluster";  // netns: a lab from cluster/topology.h
+    bool bare = false;         // netns: the topology only, nothing started
 };
 
 [[noreturn]] void fail(const std::string& message, int code = 1) {
@@ -94,10 +96,20 @@ void add_cluster_commands(CLI::App& app) {
               "sluice on fw0/fw1, iperf3 -s)");
     common(up, false);
     incus_options(up, true);
+    up->add_option("--topology", opts->topology,
+                   "netns: the lab to build: cluster (LAN host, fw0, fw1, WAN host, switch, fabric), single "
+                   "(LAN host, fw, WAN host), single-dmz (single plus an empty bridge dmz0 on fw)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"cluster", "single", "single-dmz"}));
+    up->add_flag("--bare", opts->bare,
+                 "netns: build the topology only; start neither sluice nor iperf3 (tests and benchmarks start "
+                 "their own)");
     up->callback([opts] {
         IncusCli incus;
         Environment env = resolve(*opts, incus);
         if (env.kind == EnvironmentKind::incus) {
+            if (opts->topology != "cluster" || opts->bare)
+                fail("--topology and --bare are for the netns environment; Incus builds the two-node cluster", 2);
             IncusUpOptions o{.package = opts->package, .dry_run = opts->dry_run};
             if (auto s = incus_cluster_up(env, incus, o, std::cout); !s) fail(s.error().message);
             succeed();
@@ -105,6 +117,8 @@ void add_cluster_commands(CLI::App& app) {
         if (opts->dry_run) fail("--dry-run is for incus environments", 2);
         NetnsClusterOptions o;
         o.prefix = opts->prefix;
+        o.topology = opts->topology;
+        o.start_sluice = o.start_iperf3 = !opts->bare;
         if (auto s = cluster_up(o, std::cout); !s) fail(s.error().message);
         succeed();
     });

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -16,17 +17,6 @@ namespace {
 
 constexpr auto kIpTimeout = std::chrono::seconds(30);
 constexpr auto kStopGrace = std::chrono::seconds(5);
-
-std::vector<std::string> all_nodes() {
-    std::vector<std::string> nodes{kSwitchNode};
-    for (const auto& n : cluster_nodes()) nodes.push_back(n);
-    return nodes;
-}
-
-bool namespace_exists(const std::string& name) {
-    std::error_code ec;
-    return fs::exists("/run/netns/" + name, ec);
-}
 
 std::string trim(std::string s) {
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
@@ -145,134 +135,46 @@ Status start_sluice_on(const std::string& prefix, const std::string& node, const
     return make_error("sluice on " + ns + " did not report running within 60s; see " + log_path);
 }
 
-Status start_iperf3_server(const std::string& prefix, std::ostream& log) {
+Status start_iperf3_server(const std::string& prefix, const std::string& node, std::ostream& log) {
     NetnsExecutor exec(prefix);
     std::string log_path = cluster_state_dir(prefix) + "/iperf3-server.log";
-    auto bg = exec.start("wan-host", {"iperf3", "-s", "-p", std::to_string(kIperfPort)}, log_path);
+    auto bg = exec.start(node, {"iperf3", "-s", "-p", std::to_string(kIperfPort)}, log_path);
     if (!bg)
-        return make_error("starting iperf3 -s on " + namespace_name(prefix, "wan-host") + ": " + bg.error().message);
+        return make_error("starting iperf3 -s on " + namespace_name(prefix, node) + ": " + bg.error().message);
     record_process(prefix, "iperf3-server", bg->pid, "iperf3 -s -p " + std::to_string(kIperfPort), log_path);
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (std::chrono::steady_clock::now() < deadline) {
         // Its log is block-buffered; ask the socket table instead.
-        auto ss = exec.run("wan-host", {"ss", "-Hltn", "sport", "=", ":" + std::to_string(kIperfPort)},
+        auto ss = exec.run(node, {"ss", "-Hltn", "sport", "=", ":" + std::to_string(kIperfPort)},
                            std::chrono::seconds(5));
         if (ss && ss->exit_status == 0 && !trim(ss->out).empty()) {
-            log << "cluster " << prefix << ": iperf3 server on " << namespace_name(prefix, "wan-host") << " port "
+            log << "cluster " << prefix << ": iperf3 server on " << namespace_name(prefix, node) << " port "
                 << kIperfPort << " (pid " << bg->pid << ")\n";
             return {};
         }
         if (!pid_running(bg->pid))
-            return make_error("iperf3 -s on " + namespace_name(prefix, "wan-host") + " exited: " + read_file(log_path));
+            return make_error("iperf3 -s on " + namespace_name(prefix, node) + " exited: " + read_file(log_path));
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return make_error("iperf3 -s did not report listening within 10s; see " + log_path);
 }
 
-// The topology, one `ip` command at a time.
-Status build_topology(const std::string& p, std::ostream& log) {
-    auto ns = [&](const std::string& node) { return namespace_name(p, node); };
-    std::string sw = ns(kSwitchNode);
-    auto in = [&](const std::string& node, std::vector<std::string> args) {
-        std::vector<std::string> argv{"ip", "-n", ns(node)};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return must(argv);
-    };
-    auto sysctl = [&](const std::string& node, const std::vector<std::string>& settings) {
-        std::vector<std::string> argv{"ip", "netns", "exec", ns(node), "sysctl", "-qw"};
-        argv.insert(argv.end(), settings.begin(), settings.end());
-        return must(argv);
-    };
-
-    for (const auto& node : all_nodes()) {
-        if (auto s = must({"ip", "netns", "add", ns(node)}); !s) return s;
-        if (auto s = in(node, {"link", "set", "lo", "up"}); !s) return s;
-        // No DAD: addresses are usable at once (the topology is ours alone).
-        if (auto s = sysctl(node, {"net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0"}); !s)
-            return s;
-    }
-    // The switch carries frames only: no IPv6 of its own (no link-local chatter).
-    if (auto s = sysctl(kSwitchNode, {"net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"}); !s)
-        return s;
-    for (const char* br : {"br-lan", "br-wan"}) {
-        if (auto s = in(kSwitchNode, {"link", "add", br, "type", "bridge"}); !s) return s;
-        if (auto s = in(kSwitchNode, {"link", "set", br, "up"}); !s) return s;
-    }
-    // Each veth is created inside its two namespaces with its final names, so
-    // nothing ever appears in the root namespace and names never collide.
-    struct Port {
-        std::string node, dev, switch_port, bridge;
-    };
-    const std::vector<Port> ports{
-        {"lan-host", "eth0", "lan-host", "br-lan"}, {"fw0", "lan0", "fw0-lan", "br-lan"},
-        {"fw1", "lan0", "fw1-lan", "br-lan"},       {"fw0", "wan0", "fw0-wan", "br-wan"},
-        {"fw1", "wan0", "fw1-wan", "br-wan"},       {"wan-host", "eth0", "wan-host", "br-wan"},
-    };
-    for (const auto& port : ports) {
-        if (auto s = in(kSwitchNode, {"link", "add", port.switch_port, "type", "veth", "peer", "name", port.dev,
-                                      "netns", ns(port.node)});
-            !s)
-            return s;
-        if (auto s = in(kSwitchNode, {"link", "set", port.switch_port, "master", port.bridge, "up"}); !s) return s;
-    }
-    if (auto s = in("fw0", {"link", "add", "fab0", "type", "veth", "peer", "name", "fab0", "netns", ns("fw1")}); !s)
-        return s;
-
-    struct Addr {
-        std::string node, dev, addr;
-    };
-    const std::vector<Addr> addrs{
-        {"lan-host", "eth0", std::string(kLanHost4) + "/24"}, {"lan-host", "eth0", std::string(kLanHost6) + "/64"},
-        {"fw0", "lan0", std::string(kFw0Lan4) + "/24"},       {"fw0", "lan0", std::string(kFw0Lan6) + "/64"},
-        {"fw1", "lan0", std::string(kFw1Lan4) + "/24"},       {"fw1", "lan0", std::string(kFw1Lan6) + "/64"},
-        {"fw0", "wan0", std::string(kFw0Wan4) + "/24"},       {"fw0", "wan0", std::string(kFw0Wan6) + "/64"},
-        {"fw1", "wan0", std::string(kFw1Wan4) + "/24"},       {"fw1", "wan0", std::string(kFw1Wan6) + "/64"},
-        {"fw0", "fab0", std::string(kFw0Fabric4) + "/30"},    {"fw0", "fab0", std::string(kFw0Fabric6) + "/64"},
-        {"fw1", "fab0", std::string(kFw1Fabric4) + "/30"},    {"fw1", "fab0", std::string(kFw1Fabric6) + "/64"},
-        {"wan-host", "eth0", std::string(kWanHost4) + "/24"}, {"wan-host", "eth0", std::string(kWanHost6) + "/64"},
-    };
-    for (const auto& a : addrs) {
-        std::vector<std::string> args{"addr", "add", a.addr, "dev", a.dev};
-        if (a.addr.find(':') != std::string::npos) args.push_back("nodad");
-        if (auto s = in(a.node, args); !s) return s;
-    }
-    for (const auto& [node, dev] : std::vector<std::pair<std::string, std::string>>{{"lan-host", "eth0"},
-                                                                                    {"fw0", "lan0"},
-                                                                                    {"fw0", "wan0"},
-                                                                                    {"fw0", "fab0"},
-                                                                                    {"fw1", "lan0"},
-                                                                                    {"fw1", "wan0"},
-                                                                                    {"fw1", "fab0"},
-                                                                                    {"wan-host", "eth0"}}) {
-        if (auto s = in(node, {"link", "set", dev, "up"}); !s) return s;
-    }
-    for (const char* fw : {"fw0", "fw1"}) {
-        if (auto s = sysctl(fw, {"net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1"}); !s) return s;
-    }
-    // The LAN host's gateway is the active node; the WAN host reaches the LAN through it.
-    if (auto s = in("lan-host", {"route", "add", "default", "via", kFw0Lan4}); !s) return s;
-    if (auto s = in("lan-host", {"-6", "route", "add", "default", "via", kFw0Lan6}); !s) return s;
-    if (auto s = in("wan-host", {"route", "add", "198.18.1.0/24", "via", kFw0Wan4}); !s) return s;
-    if (auto s = in("wan-host", {"-6", "route", "add", "2001:2:0:1::/64", "via", kFw0Wan6}); !s) return s;
-    log << "cluster " << p << ": namespaces " << ns("lan-host") << ", " << ns("fw0") << ", " << ns("fw1") << ", "
-        << ns("wan-host") << " and " << sw << " (br-lan, br-wan) are up\n";
-    return {};
+// The topology the state records; without one (a lab whose up was killed
+// before it wrote its state), every topology: down must find whatever is there.
+std::vector<const Topology*> recorded_topologies(const nlohmann::json& state) {
+    if (const Topology* t = find_topology(state.value("topology", std::string()))) return {t};
+    std::vector<const Topology*> all;
+    for (const auto& name : topology_names()) all.push_back(find_topology(name));
+    return all;
 }
 
-// The LAN host reaches the WAN host through fw0, IPv4 and IPv6.
-Status check_forwarding(const std::string& prefix) {
-    NetnsExecutor exec(prefix);
-    for (const char* target : {kWanHost4, kWanHost6}) {
-        bool ok = false;
-        std::string last;
-        for (int attempt = 0; attempt < 5 && !ok; ++attempt) {
-            auto r = exec.run("lan-host", {"ping", "-q", "-c", "1", "-W", "2", target}, std::chrono::seconds(5));
-            ok = r && r->exit_status == 0;
-            if (r) last = trim(r->out + r->err);
-        }
-        if (!ok) return make_error(std::string("the LAN host cannot reach ") + target + " through fw0: " + last);
-    }
-    return {};
+std::vector<std::string> nodes_of(const std::vector<const Topology*>& topologies, bool firewalls_only) {
+    std::vector<std::string> out;
+    for (const Topology* t : topologies)
+        for (const auto& n : t->nodes)
+            if ((!firewalls_only || n.firewall) && std::find(out.begin(), out.end(), n.name) == out.end())
+                out.push_back(n.name);
+    return out;
 }
 
 }  // namespace
@@ -295,9 +197,6 @@ Status validate_prefix(const std::string& prefix) {
     return {};
 }
 
-std::string namespace_name(const std::string& prefix, const std::string& node) {
-    return prefix + "-" + node;
-}
 std::string cluster_state_dir(const std::string& prefix) {
     return "/run/sluice/cluster/" + prefix;
 }
@@ -308,17 +207,17 @@ std::string cluster_state_path(const std::string& prefix) {
     return cluster_state_dir(prefix) + "/state.json";
 }
 
-std::string default_cluster_config() {
+std::string default_cluster_config(bool with_fabric) {
+    std::string fabric_interface = with_fabric ? "  fab0: { zone: fabric }\n" : "";
+    std::string fabric_zone = with_fabric ? "  fabric: {}\n" : "";
     return R"(# The netns cluster's firewall config, the same on fw0 and fw1 (sluice cluster up).
 interfaces:
   lan0: { zone: trust }
   wan0: { zone: untrust }
-  fab0: { zone: fabric }
-zones:
+)" + fabric_interface + R"(zones:
   trust: {}
   untrust: {}
-  fabric: {}
-policies:
+)" + fabric_zone + R"(policies:
   - { name: lan-out, from: trust, to: untrust, action: permit }
   - { name: nothing-in, from: untrust, to: trust, action: deny }
 default-action: deny
@@ -328,8 +227,14 @@ default-action: deny
 Status cluster_up(const NetnsClusterOptions& options, std::ostream& log) {
     const std::string& p = options.prefix;
     if (auto s = validate_prefix(p); !s) return s;
+    const Topology* topology = find_topology(options.topology);
+    if (!topology) {
+        std::string known;
+        for (const auto& n : topology_names()) known += (known.empty() ? "" : ", ") + n;
+        return make_error("unknown topology '" + options.topology + "' (known: " + known + ")");
+    }
     std::vector<std::string> existing;
-    for (const auto& node : all_nodes())
+    for (const auto& node : topology->node_names())
         if (namespace_exists(namespace_name(p, node))) existing.push_back(namespace_name(p, node));
     std::error_code ec;
     if (!existing.empty() || fs::exists(cluster_state_dir(p), ec)) {
@@ -341,16 +246,19 @@ Status cluster_up(const NetnsClusterOptions& options, std::ostream& log) {
     fs::create_directories(cluster_state_dir(p), ec);
     if (ec) return make_error("cannot create " + cluster_state_dir(p) + ": " + ec.message());
     nlohmann::json state{{"prefix", p},
+                         {"topology", topology->name},
                          {"sluice_binary", binary},
                          {"config", cluster_config_path(p)},
                          {"processes", nlohmann::json::object()}};
     nlohmann::json namespaces = nlohmann::json::array();
-    for (const auto& node : all_nodes()) namespaces.push_back(namespace_name(p, node));
+    for (const auto& node : topology->node_names()) namespaces.push_back(namespace_name(p, node));
     state["namespaces"] = namespaces;
     if (auto s = save_state(p, state); !s) return s;
     {
         std::ofstream out(cluster_config_path(p));
-        out << default_cluster_config();
+        bool fabric = std::any_of(topology->links.begin(), topology->links.end(),
+                                  [](const Topology::Link& l) { return l.a_dev == "fab0"; });
+        out << default_cluster_config(fabric);
         if (!out) return make_error("cannot write " + cluster_config_path(p));
     }
 
@@ -359,17 +267,19 @@ Status cluster_up(const NetnsClusterOptions& options, std::ostream& log) {
         (void)cluster_down(p, log, binary);
         return e;
     };
-    if (auto s = build_topology(p, log); !s) return fail(s.error());
+    if (auto s = build_topology(*topology, p, log); !s) return fail(s.error());
     if (options.start_sluice) {
-        for (const char* fw : {"fw0", "fw1"})
+        for (const auto& fw : topology->firewall_nodes())
             if (auto s = start_sluice_on(p, fw, binary, log); !s) return fail(s.error());
+        // The probe again, now through sluice.
+        if (auto s = probe_topology(*topology, p); !s) return fail(s.error());
     }
-    if (options.start_iperf3) {
-        if (auto s = start_iperf3_server(p, log); !s) return fail(s.error());
+    if (options.start_iperf3 && !topology->server_node.empty()) {
+        if (auto s = start_iperf3_server(p, topology->server_node, log); !s) return fail(s.error());
     }
-    if (auto s = check_forwarding(p); !s) return fail(s.error());
-    log << "cluster " << p << ": up; LAN host " << kLanHost4 << " / " << kLanHost6 << " -> fw0 -> WAN host "
-        << kWanHost4 << " / " << kWanHost6 << "\n";
+    log << "cluster " << p << ": up (topology " << topology->name << "); LAN host " << kLanHost4 << " / "
+        << kLanHost6 << " -> " << namespace_name(p, topology->firewall_nodes().front()) << " -> WAN host " << kWanHost4
+        << " / " << kWanHost6 << "\n";
     return {};
 }
 
@@ -380,13 +290,16 @@ Status cluster_down(const std::string& prefix, std::ostream& log, const std::str
     std::error_code ec;
     if (binary.empty() || !fs::exists(binary, ec)) binary = self_binary("");
     std::vector<std::string> problems;
+    const auto topologies = recorded_topologies(state);
+    const auto nodes = nodes_of(topologies, false);
+    const auto firewalls = nodes_of(topologies, true);
 
     // 1. Processes we started, by PID.
     if (state.contains("processes") && state["processes"].is_object()) {
         for (const auto& [name, entry] : state["processes"].items()) stop_recorded(prefix, name, entry, log);
     }
     // 2. Detach and unpin sluice on the firewalls.
-    for (const char* fw : {"fw0", "fw1"}) {
+    for (const auto& fw : firewalls) {
         std::string ns = namespace_name(prefix, fw);
         if (!namespace_exists(ns)) continue;
         auto r = run_local({binary, "--netns", ns, "down"}, std::chrono::seconds(60));
@@ -396,7 +309,7 @@ Status cluster_down(const std::string& prefix, std::ostream& log, const std::str
     }
     // 3. Anything still inside our namespaces (e.g. an iperf3 client a
     //    perf-test left behind) belongs to this cluster: stop it by PID.
-    for (const auto& node : all_nodes()) {
+    for (const auto& node : nodes) {
         std::string ns = namespace_name(prefix, node);
         if (!namespace_exists(ns)) continue;
         auto r = run_local({"ip", "netns", "pids", ns}, kIpTimeout);
@@ -411,13 +324,13 @@ Status cluster_down(const std::string& prefix, std::ostream& log, const std::str
         }
     }
     // 4. The namespaces; their links go with them.
-    for (const auto& node : all_nodes()) {
+    for (const auto& node : nodes) {
         std::string ns = namespace_name(prefix, node);
         if (!namespace_exists(ns)) continue;
         if (auto s = must({"ip", "netns", "del", ns}); !s) problems.push_back(s.error().message);
     }
     // 5. Pins and state sluice down could not remove (e.g. namespace gone first).
-    for (const char* fw : {"fw0", "fw1"}) {
+    for (const auto& fw : firewalls) {
         std::string ns = namespace_name(prefix, fw);
         for (const std::string& dir : {"/sys/fs/bpf/sluice/netns/" + ns, "/run/sluice/netns/" + ns}) {
             if (fs::exists(dir, ec)) {
@@ -444,7 +357,7 @@ Status stop_firewalls(const std::string& prefix, std::ostream& log, const std::s
     if (auto s = validate_prefix(prefix); !s) return s;
     auto state = load_state(prefix);
     std::string binary = sluice_binary.empty() ? state.value("sluice_binary", self_binary("")) : sluice_binary;
-    for (const char* fw : {"fw0", "fw1"}) {
+    for (const auto& fw : nodes_of(recorded_topologies(state), true)) {
         std::string name = sluice_process_name(fw);
         if (state.contains("processes") && state["processes"].contains(name))
             stop_recorded(prefix, name, state["processes"][name], log);
@@ -461,7 +374,7 @@ Status start_firewalls(const std::string& prefix, std::ostream& log, const std::
     auto state = load_state(prefix);
     if (state.empty()) return make_error("cluster " + prefix + " is not up (no " + cluster_state_path(prefix) + ")");
     std::string binary = sluice_binary.empty() ? state.value("sluice_binary", self_binary("")) : sluice_binary;
-    for (const char* fw : {"fw0", "fw1"}) {
+    for (const auto& fw : nodes_of(recorded_topologies(state), true)) {
         std::string name = sluice_process_name(fw);
         if (state.contains("processes") && state["processes"].contains(name)) {
             const auto& entry = state["processes"][name];
@@ -513,7 +426,8 @@ ClusterStatus cluster_status(const std::string& prefix) {
     if (!validate_prefix(prefix)) return st;
     std::error_code ec;
     st.exists = fs::exists(cluster_state_dir(prefix), ec);
-    for (const auto& node : all_nodes()) {
+    auto state = load_state(prefix);
+    for (const auto& node : nodes_of(recorded_topologies(state), false)) {
         ClusterStatus::Namespace n;
         n.node = node;
         n.name = namespace_name(prefix, node);
@@ -537,7 +451,6 @@ ClusterStatus cluster_status(const std::string& prefix) {
         }
         st.namespaces.push_back(std::move(n));
     }
-    auto state = load_state(prefix);
     if (state.contains("processes") && state["processes"].is_object()) {
         for (const auto& [name, entry] : state["processes"].items()) {
             ClusterStatus::Process p;

@@ -1,13 +1,9 @@
-// The local two-node cluster, built from network namespaces (docs/design.md
-// "Cluster and perf-test"):
-//
-//   P-lan-host eth0 ── lan-host|br-lan ──┬── lan0 P-fw0 wan0 ──┬── br-wan|wan-host ── eth0 P-wan-host
-//                        (P-switch)      └── lan0 P-fw1 wan0 ──┘      (P-switch)
-//                                     P-fw0 fab0 ───── fab0 P-fw1
-//
-// Addresses only from 198.18.0.0/15 and 2001:2::/48 (see kLan4... below).
-// sluice runs on fw0 and fw1 with the same config; iperf3 -s on the WAN host.
-// Everything the cluster owns is recorded in /run/sluice/cluster/P/.
+// A lab topology in network namespaces (cluster/topology.h), with what runs on
+// it (docs/design.md "Cluster and perf-test"): by default the two-node
+// cluster, sluice on fw0 and fw1 with the same config and iperf3 -s on the
+// WAN host; `--topology single --bare` is the single-firewall lab the
+// integration tests and benchmarks build, with nothing started.
+// Everything the lab owns is recorded in /run/sluice/cluster/P/.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -15,57 +11,33 @@
 #include <string>
 #include <vector>
 
+#include "cluster/topology.h"
 #include "common/result.h"
 
 namespace sluice::cluster {
 
 inline constexpr const char* kDefaultPrefix = "sl";
-
-// Addresses of the netns cluster.
-inline constexpr const char* kLanHost4 = "198.18.1.10";
-inline constexpr const char* kLanHost6 = "2001:2:0:1::10";
-inline constexpr const char* kFw0Lan4 = "198.18.1.1";
-inline constexpr const char* kFw0Lan6 = "2001:2:0:1::1";
-inline constexpr const char* kFw1Lan4 = "198.18.1.2";
-inline constexpr const char* kFw1Lan6 = "2001:2:0:1::2";
-inline constexpr const char* kFw0Wan4 = "198.18.100.1";
-inline constexpr const char* kFw0Wan6 = "2001:2:0:100::1";
-inline constexpr const char* kFw1Wan4 = "198.18.100.2";
-inline constexpr const char* kFw1Wan6 = "2001:2:0:100::2";
-inline constexpr const char* kWanHost4 = "198.18.100.200";
-inline constexpr const char* kWanHost6 = "2001:2:0:100::200";
-inline constexpr const char* kFw0Fabric4 = "198.18.2.1";
-inline constexpr const char* kFw1Fabric4 = "198.18.2.2";
-inline constexpr const char* kFw0Fabric6 = "2001:2:0:2::1";
-inline constexpr const char* kFw1Fabric6 = "2001:2:0:2::2";
 inline constexpr int kIperfPort = 5201;
-
-// Node roles; the namespace of node N is "P-N".
-inline const std::vector<std::string>& cluster_nodes() {
-    static const std::vector<std::string> nodes{"lan-host", "fw0", "fw1", "wan-host"};
-    return nodes;
-}
-inline constexpr const char* kSwitchNode = "switch";
 
 struct NetnsClusterOptions {
     std::string prefix = kDefaultPrefix;
+    std::string topology = "cluster";  // a name from cluster/topology.h
     std::string sluice_binary;  // "" = this executable (/proc/self/exe)
-    bool start_sluice = true;   // sluice run on fw0 and fw1
-    bool start_iperf3 = true;   // iperf3 -s on the WAN host
+    bool start_sluice = true;   // sluice run on every firewall node
+    bool start_iperf3 = true;   // iperf3 -s on the topology's server node
 };
 
 // A prefix is 1-12 characters [a-z0-9-], starting with a letter or digit.
 Status validate_prefix(const std::string& prefix);
 
-std::string namespace_name(const std::string& prefix, const std::string& node);  // "P-fw0"
 std::string self_binary(const std::string& given);  // given, or this executable (/proc/self/exe)
 std::string cluster_state_dir(const std::string& prefix);                        // /run/sluice/cluster/P
 std::string cluster_config_path(const std::string& prefix);                      // .../sluice.yaml
 std::string cluster_state_path(const std::string& prefix);                       // .../state.json
 
-// The sluice config both firewalls run (lan0 trust, wan0 untrust, fab0 fabric;
-// trust -> untrust permit; untrust -> trust deny).
-std::string default_cluster_config();
+// The sluice config both firewalls run (lan0 trust, wan0 untrust, fab0 fabric
+// when the topology has a fabric; trust -> untrust permit; untrust -> trust deny).
+std::string default_cluster_config(bool with_fabric = true);
 
 // Builds the cluster. Fails (changing nothing) if any of its namespaces or its
 // state dir exists already: run `sluice cluster down --prefix P` first. On a
