@@ -1,4 +1,4 @@
-// sluice_bench: the per-packet cost of the XDP pipeline, as a ratio to the
+// sluice_xdp_cost: the per-packet cost of the XDP pipeline, as a ratio to the
 // least an XDP forwarder can do (bpf/baseline_redirect.bpf.c), both measured
 // with BPF_PROG_TEST_RUN in the same run.
 //
@@ -14,7 +14,7 @@
 // translated packet no longer matches its session), in the same passes; the
 // summary adds their ratio.
 //
-//   sluice_bench [--passes=5] [--calls=200] [--repeat=200] [--first_calls=2000]
+//   sluice_xdp_cost [--passes=5] [--calls=200] [--repeat=200] [--first_calls=2000]
 //                [--nat_calls=4000] [--summary_out=FILE] [Google Benchmark flags]
 //
 // Needs root (namespaces, BPF). kernel.bpf_stats_enabled must be 0.
@@ -118,7 +118,7 @@ double interquartile_mean(std::vector<uint32_t> v) {
 
 void fail(benchmark::State& state, const std::string& why) {
     g_failed = true;
-    std::cerr << "sluice_bench: FAILED: " << why << std::endl;
+    std::cerr << "sluice_xdp_cost: FAILED: " << why << std::endl;
     state.SkipWithError(why.c_str());
 }
 
@@ -389,7 +389,7 @@ bool parse_options(int* argc, char** argv) {
             else if (take_flag(argv[i], "--summary_out", &v)) g_options.summary_out = v;
             else argv[out++] = argv[i];
         } catch (const std::exception&) {
-            std::cerr << "sluice_bench: bad value in " << argv[i] << "\n";
+            std::cerr << "sluice_xdp_cost: bad value in " << argv[i] << "\n";
             return false;
         }
     }
@@ -397,7 +397,7 @@ bool parse_options(int* argc, char** argv) {
     argv[out] = nullptr;
     if (g_options.passes < 1 || g_options.calls < 1 || g_options.first_calls < 1 || g_options.nat_calls < 1 ||
         g_options.repeat < 1 || g_options.repeat > kMaxRepeatPerCall) {
-        std::cerr << "sluice_bench: --passes, --calls, --first_calls, --nat_calls must be ≥ 1 and --repeat in 1.."
+        std::cerr << "sluice_xdp_cost: --passes, --calls, --first_calls, --nat_calls must be ≥ 1 and --repeat in 1.."
                   << kMaxRepeatPerCall << " (each run decrements the frame's TTL in place)\n";
         return false;
     }
@@ -415,7 +415,7 @@ int main(int argc, char** argv) {
 
     auto env = BenchEnv::create();
     if (!env) {
-        std::cerr << "sluice_bench: cannot set up: " << env.error().message << "\n";
+        std::cerr << "sluice_xdp_cost: cannot set up: " << env.error().message << "\n";
         return 1;
     }
     g_env = env.value().get();
@@ -429,14 +429,14 @@ int main(int argc, char** argv) {
         std::ofstream f(g_options.summary_out);
         f << summary;
         if (!f) {
-            std::cerr << "sluice_bench: cannot write " << g_options.summary_out << "\n";
+            std::cerr << "sluice_xdp_cost: cannot write " << g_options.summary_out << "\n";
             return 1;
         }
     }
     g_env = nullptr;
     env.value().reset();
     if (g_failed) {
-        std::cerr << "sluice_bench: some measurements failed (see above); their numbers are not valid\n";
+        std::cerr << "sluice_xdp_cost: some measurements failed (see above); their numbers are not valid\n";
         return 1;
     }
     return 0;

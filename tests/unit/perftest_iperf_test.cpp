@@ -78,3 +78,26 @@ TEST(PerftestIperf, BusyServerErrorIsPassedThrough) {
     ASSERT_FALSE(r);
     EXPECT_NE(r.error().message.find("busy"), std::string::npos);
 }
+
+TEST(PerftestIperf, ReceivedBytesAreTheReceiversSum) {
+    auto r = parse_iperf_json(fixture("iperf3_ipv4_multi.json"));
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_GT(r->receiver_bytes, 0);
+    // bits/s x seconds = bytes x 8, to within rounding of iperf3's own numbers.
+    EXPECT_NEAR(r->receiver_bytes * 8, r->receiver_bps * r->seconds, r->receiver_bps * 0.01);
+}
+
+TEST(PerftestIperf, ServerPeerIsTheClientTheServerSaw) {
+    auto v4 = sluice::perftest::parse_iperf_server_peer(fixture("iperf3_server_ipv4.json"));
+    ASSERT_TRUE(v4) << v4.error().message;
+    EXPECT_EQ(*v4, "198.18.1.10");
+    auto v6 = sluice::perftest::parse_iperf_server_peer(fixture("iperf3_server_ipv6.json"));
+    ASSERT_TRUE(v6) << v6.error().message;
+    EXPECT_EQ(*v6, "2001:2:0:1::10");
+    auto mapped = sluice::perftest::parse_iperf_server_peer(
+        R"({"start": {"connected": [{"remote_host": "::ffff:198.18.100.1"}]}})");
+    ASSERT_TRUE(mapped) << mapped.error().message;
+    EXPECT_EQ(*mapped, "198.18.100.1");
+    EXPECT_FALSE(sluice::perftest::parse_iperf_server_peer(R"({"start": {"connected": []}})"));
+    EXPECT_FALSE(sluice::perftest::parse_iperf_server_peer("not json"));
+}

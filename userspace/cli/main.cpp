@@ -10,6 +10,7 @@
 #include "daemon/daemon.h"
 #include "loader/instance_paths.h"
 #include "perftest/perftest_cli.h"
+#include "bench/bench_cli.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"sluice: a stateful zone firewall whose fast path runs in XDP/TC"};
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
 
     sluice::perftest::add_perf_test_commands(app);
     sluice::cluster::add_cluster_commands(app);
+    sluice::bench::add_bench_commands(app);
     CLI11_PARSE(app, argc, argv);
     if (!netns.empty()) {
         if (auto s = sluice::enter_netns(netns); !s) {

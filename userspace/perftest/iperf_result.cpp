@@ -31,6 +31,7 @@ Result<IperfResult> parse_iperf_json(const std::string& text) {
     IperfResult r;
     r.sender_bps = number_at(*sent, "bits_per_second");
     r.receiver_bps = number_at(*received, "bits_per_second");
+    r.receiver_bytes = number_at(*received, "bytes");
     r.retransmits = static_cast<long long>(number_at(*sent, "retransmits"));
     r.seconds = number_at(*received, "seconds");
     if (auto start = doc.find("start"); start != doc.end() && start->is_object()) {
@@ -43,6 +44,20 @@ Result<IperfResult> parse_iperf_json(const std::string& text) {
         r.version = start->value("version", "");
     }
     return r;
+}
+
+Result<std::string> parse_iperf_server_peer(const std::string& text) {
+    auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object()) return make_error("iperf3 server: output is not JSON");
+    const auto* connected = doc.contains("start") && doc["start"].is_object() ? &doc["start"] : nullptr;
+    if (!connected || !connected->contains("connected") || !(*connected)["connected"].is_array() ||
+        (*connected)["connected"].empty())
+        return make_error("iperf3 server: no start.connected (no client reached it)");
+    const auto& first = (*connected)["connected"][0];
+    std::string host = first.is_object() ? first.value("remote_host", "") : "";
+    if (host.empty()) return make_error("iperf3 server: start.connected[0] has no remote_host");
+    if (host.rfind("::ffff:", 0) == 0 && host.find('.') != std::string::npos) host = host.substr(7);
+    return host;
 }
 
 }  // namespace sluice::perftest

@@ -13,6 +13,7 @@ namespace sluice::perftest {
 struct IperfResult {
     double sender_bps = 0;      // end.sum_sent.bits_per_second
     double receiver_bps = 0;    // end.sum_received.bits_per_second
+    double receiver_bytes = 0;  // end.sum_received.bytes
     long long retransmits = 0;  // end.sum_sent.retransmits (TCP only; 0 otherwise)
     int streams = 0;            // start.test_start.num_streams
     double seconds = 0;         // end.sum_received.seconds
@@ -23,5 +24,10 @@ struct IperfResult {
 // Parses iperf3 3.x client JSON. An `error` field, invalid JSON or missing
 // totals are errors ("iperf3: unable to connect to server: ...").
 Result<IperfResult> parse_iperf_json(const std::string& text);
+
+// The client address an iperf3 server's `-J` output saw (start.connected[0]
+// .remote_host), an IPv4-mapped address given as plain IPv4: who reached the
+// server, e.g. the firewall's address when source NAT is in the path.
+Result<std::string> parse_iperf_server_peer(const std::string& text);
 
 }  // namespace sluice::perftest

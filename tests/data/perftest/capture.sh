@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # How the fixtures in this folder were captured (run as root from the repo
 # root; SLUICE=path/to/sluice). Traffic stays inside namespaces this script
-# creates, on 198.18.0.0/15 and 2001:2::/48 (scripts/lib/topology.sh).
+# creates, on 198.18.0.0/15 and 2001:2::/48 (scripts/lib/topology.sh: sluice cluster up --topology single --bare).
 #
 #   iperf3_ipv4_single.json   -P 1, IPv4, plain forwarding
 #   iperf3_ipv6_single.json   -P 1, IPv6
 #   iperf3_ipv4_multi.json    -P 4, IPv4
 #   iperf3_ipv6_multi.json    -P 4, IPv6
 #   iperf3_error_refused.json no server on the port: iperf3's `error` result
+#   iperf3_server_ipv4.json   the server's own -J (-s -1), IPv4 client, -t 1
+#   iperf3_server_ipv6.json   the same, IPv6
 #   perf_report_ipv4.txt      perf report --no-children --sort=symbol --stdio
 #                             of perf record -a -g --freq=997 (10 s) while
 #                             iperf3 -P 4 ran through sluice
@@ -37,6 +39,14 @@ if [ "${PERF_ONLY:-0}" != 1 ]; then
     ip netns exec "$P-lan" iperf3 -c 198.18.100.200 -p 5201 -t 2 -P 4 -J >$D/iperf3_ipv4_multi.json
     ip netns exec "$P-lan" iperf3 -6 -c 2001:2:0:100::200 -p 5201 -t 2 -P 4 -J >$D/iperf3_ipv6_multi.json
     ip netns exec "$P-lan" iperf3 -c 198.18.100.200 -p 5299 -t 2 -P 1 -J >$D/iperf3_error_refused.json || true
+    for f in 4 6; do
+        t=198.18.100.200
+        [ $f = 6 ] && t=2001:2:0:100::200
+        ip netns exec "$P-wan" iperf3 -s -1 -p 5202 -J >$D/iperf3_server_ipv$f.json &
+        sleep 0.5
+        ip netns exec "$P-lan" iperf3 -c $t -p 5202 -t 1 -J >/dev/null
+        wait $!
+    done
 fi
 
 cat >"$TMP/fw.yaml" <<'YAML'

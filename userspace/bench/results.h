@@ -1,0 +1,56 @@
+// A benchmark's results as JSON lines, one object per measurement (or per
+// event such as a reload), written as they are taken so a run that fails
+// half-way keeps what it measured; the report is rendered from these records
+// alone (`sluice bench report FILE.jsonl` re-renders one).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace sluice::bench {
+
+class ResultLog {
+public:
+    // Appends to `path` (created; "" keeps the records in memory only).
+    static Result<ResultLog> open(const std::string& path, const std::string& bench);
+    ResultLog() = default;
+
+    // Adds "bench" and writes the line at once.
+    void add(nlohmann::json record);
+    const std::vector<nlohmann::json>& records() const { return records_; }
+    const std::string& path() const { return path_; }
+
+    // The records of a JSON-lines file.
+    static Result<std::vector<nlohmann::json>> read(const std::string& path);
+
+private:
+    std::string path_, bench_;
+    std::vector<nlohmann::json> records_;
+};
+
+// Records whose fields equal every (key, value) in `match`.
+std::vector<nlohmann::json> select(const std::vector<nlohmann::json>& records, const nlohmann::json& match);
+// record[field] by pass, for the selected records (numbers only).
+std::map<int, double> by_pass(const std::vector<nlohmann::json>& records, const nlohmann::json& match,
+                              const std::string& field);
+std::vector<double> values(const std::map<int, double>& per_pass);
+
+struct Spread {
+    double median = 0, min = 0, max = 0;
+    size_t n = 0;
+};
+std::optional<Spread> spread_of(std::vector<double> values);
+// "1.23 (1.01–1.40)", or "-" for no values.
+std::string format_spread(const std::optional<Spread>& s, int decimals);
+std::string format_spread(const std::vector<double>& values, int decimals);
+// a[p] / b[p] for every pass both have (b[p] > 0): ratios within one pass.
+std::vector<double> per_pass_ratios(const std::map<int, double>& a, const std::map<int, double>& b);
+
+}  // namespace sluice::bench
