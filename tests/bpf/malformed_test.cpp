@@ -22,11 +22,24 @@ TEST_P(MalformedTest, IsDroppedAndCounted) {
     const auto& c = GetParam();
     Bytes frame = c.frame(std::move(PacketBuilder().eth(kLanHostMac, lan_mac())), kLanHost4, kWanHost4, kLanHost6,
                           kWanHost6);
-    if (frame.size() < XdpRunner::kMinTestFrame)
-        GTEST_SKIP() << "skipped: the kernel refuses BPF_PROG_TEST_RUN frames shorter than 14 bytes, so "
-                     << c.name << " (" << frame.size() << " bytes) cannot reach the program this way";
+    ASSERT_GE(frame.size(), XdpRunner::kMinTestFrame) << c.name << ": see ShorterThanEthernetNeverReachesTheProgram";
     expect_fixture({c.name, frame, lan_if(), XDP_DROP, std::nullopt});
     EXPECT_TRUE(only_drop_or_pass_counter(c.counter));
+}
+
+// A frame shorter than an Ethernet header cannot be offered to the program
+// through BPF_PROG_TEST_RUN: the kernel refuses it, so no counter moves and
+// nothing is forwarded. (drop-eth-truncated stays for drivers that hand XDP
+// such runts; its bounds check is the verifier's to prove.)
+class ShortFrameTest : public DatapathTest {};
+TEST_F(ShortFrameTest, ShorterThanEthernetNeverReachesTheProgram) {
+    Bytes frame = PacketBuilder().eth(kLanHostMac, lan_mac()).payload_pattern(8).truncate(10).build();
+    ASSERT_LT(frame.size(), XdpRunner::kMinTestFrame);
+    snapshot_stats();
+    XdpRunner runner(env_->prog_fd(SLUICE_PROG_XDP_MAIN));
+    auto r = runner.run(frame, lan_if());
+    EXPECT_FALSE(r.ok()) << "the kernel ran the program on a " << frame.size() << "-byte frame";
+    for (const auto& [reason, change] : stats_delta()) EXPECT_EQ(change, 0) << "counter " << reason << " moved";
 }
 
 #define FRAME [](PacketBuilder b, const Ipv4Addr& s4, const Ipv4Addr& d4, const Ipv6Addr& s6, const Ipv6Addr& d6) \
@@ -36,8 +49,6 @@ TEST_P(MalformedTest, IsDroppedAndCounted) {
 INSTANTIATE_TEST_SUITE_P(
     Frames, MalformedTest,
     ::testing::Values(
-        MalformedCase{"eth_truncated", FRAME { UNUSED_ADDRS; return b.payload_pattern(8).truncate(10).build(); },
-                      STAT_DROP_ETH_TRUNCATED},
         MalformedCase{"vlan_truncated", FRAME { UNUSED_ADDRS; return b.ethertype(0x8100).payload(Bytes{0x00, 0x64}).build(); },
                       STAT_DROP_VLAN_TRUNCATED},
         MalformedCase{"ipv4_truncated", FRAME { UNUSED_ADDRS; return b.ipv4(s4, d4).tcp(1, 80).syn().truncate(14 + 12).build(); },
