@@ -15,7 +15,7 @@ packages=(
   # run time, tests and the main job
   iproute2 iputils-ping iputils-tracepath iperf3 ethtool nftables tcpdump socat netcat-openbsd
   linux-perf procps python3 python3-scapy
-  # benchmarks: trafgen and conntrack (scripts/bench-synflood.sh)
+  # benchmarks: trafgen and conntrack (sluice bench synflood)
   netsniff-ng conntrack
 )
 

@@ -1,0 +1,80 @@
+// The arithmetic and the in-path checks of `sluice bench synflood`, apart
+// from the lab so they can be tested on synthetic inputs: which systems
+// exist, the CPU shares from /proc/stat, the packet rates from `ip -j -s
+// link`, the session table from `sluice show sessions --json`, and the
+// checks that fail a run whose system was not in the path.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace sluice::bench {
+
+// none, sluice, sluice-proxy, sluice-auto, nft-ct, nft-synproxy (the default order).
+const std::vector<std::string>& synflood_systems();
+bool is_sluice_system(const std::string& system);
+bool is_nft_system(const std::string& system);
+// "none sluice" or "none,sluice" -> the names, each checked against
+// synflood_systems(); an Error names an unknown one. Empty is an Error too.
+Result<std::vector<std::string>> parse_systems(const std::string& text);
+
+// The "cpu " line of /proc/stat: total = user..steal, idle = idle + iowait.
+struct CpuSample {
+    uint64_t total = 0, idle = 0, softirq = 0;
+};
+Result<CpuSample> parse_cpu_sample(const std::string& proc_stat);
+// The whole machine's busy and softirq shares between two samples, percent
+// rounded to 0.1 (0 when no time passed).
+struct CpuShare {
+    double busy_percent = 0, softirq_percent = 0;
+};
+CpuShare cpu_share(const CpuSample& before, const CpuSample& after);
+
+// stats64.rx.packets of the (first) link in `ip -j -s link show DEV`.
+Result<uint64_t> rx_packets_of(const std::string& ip_json);
+// address of the (first) link in `ip -j link show DEV`.
+Result<std::string> mac_of(const std::string& ip_json);
+
+// Packets an interface received over a window.
+struct PacketWindow {
+    uint64_t packets = 0;
+    double seconds = 0;
+    double rate() const { return seconds > 0 ? static_cast<double>(packets) / seconds : 0; }
+};
+// The flood is there when the firewall received well over what the
+// connections alone bring: this many packets per second more.
+inline constexpr double kFloodMargin = 20000;
+// SYNs per second at the firewall: what arrived beyond the connections' own
+// packets (rate with the flood minus rate without), rounded.
+double syn_rate(const PacketWindow& without_flood, const PacketWindow& with_flood);
+Status check_flood_reached(const std::string& system, const PacketWindow& without_flood,
+                           const PacketWindow& with_flood);
+
+// What proves a system was in the path during the flood.
+struct InPathEvidence {
+    uint64_t cookies_before = 0;  // syn-proxy-cookie-sent before the flood
+    uint64_t cookies_after = 0;   // and after it
+    uint64_t session_hits = 0;    // session-hit since sluice started
+    uint64_t nft_packets = 0;     // every counter of the nft table
+};
+// sluice-proxy: cookies were sent during the flood; sluice, sluice-auto:
+// packets hit sessions; nft-*: the table's counters moved; none: nothing to
+// prove here (no XDP program is checked separately).
+Status check_in_path(const std::string& system, const InPathEvidence& evidence);
+
+// Flows in the firewall's table after the flood.
+struct TableSize {
+    uint64_t spoofed = 0;  // from the spoofed sources
+    uint64_t all = 0;
+};
+// From `sluice show sessions --json`: sources starting with `spoofed_prefix`.
+Result<TableSize> sluice_table_size(const nlohmann::json& show_sessions, const std::string& spoofed_prefix = "198.19.");
+
+// Part (b): with the source limit on, it must have refused something.
+Status check_source_limit(bool limit_on, uint64_t refused);
+
+}  // namespace sluice::bench
