@@ -1,5 +1,5 @@
 // sluice_connrate: short-connection rate through the firewall, for
-// scripts/bench-inspect.sh (docs/inspect-bench.md, part (c)).
+// `sluice bench inspect` (docs/inspect-bench.md, part (c)).
 //
 //   sluice_connrate server --address A [--address B] --ports 5301-5316 [--threads 2] [--response-bytes 200]
 //   sluice_connrate client --address DST --ports 5301-5316 --source S [--source S2 ...]
@@ -15,7 +15,7 @@
 // connections in flight. Client tuples are chosen explicitly, not by the
 // kernel's ephemeral-port search: connection number i uses source address
 // i mod S, server port (i / S) mod P and source port (i / (S*P)) mod N, so a
-// tuple comes back only after S*P*N connections (the script passes --offset
+// tuple comes back only after S*P*N connections (the harness passes --offset
 // so that consecutive runs continue where the last one stopped). That keeps
 // the sessions of one run apart from those of the next in the firewall's
 // session table and in every TIME_WAIT list on the way, and it keeps the

@@ -1,5 +1,5 @@
 // sluice_scan_rate: the inspection stage's scanner alone, without sockets,
-// for scripts/bench-inspect.sh (docs/inspect-bench.md, part (b)).
+// for `sluice bench inspect` (docs/inspect-bench.md, part (b)).
 //
 //   sluice_scan_rate CONFIG [--seconds 1]
 //
