@@ -90,6 +90,9 @@ void add_bench_commands(CLI::App& app) {
         b.add_options(*sub);
         sub->callback([b, opts] {
             catch_interrupts();
+            // Progress lines appear as measurements are taken, also when
+            // the output goes to a file or a pipe.
+            std::cout << std::unitbuf;
             BenchRun run;
             run.build_dir = opts->build_dir.empty() ? default_build_dir() : opts->build_dir;
             run.prefix = unique_prefix(b.name);
