@@ -1,10 +1,10 @@
 // sluice_scale_cost: the first-packet cost of the XDP pipeline as the policy
-// grows, for scripts/bench-scale.sh part (c) (docs/scale.md).
+// grows, for `sluice bench scale` part (c) (docs/scale.md).
 //
 //   sluice_scale_cost --config LABEL=FILE [--config LABEL=FILE ...]
 //                     [--passes 5] [--calls 2000] [--warmup 100]
 //
-// Each FILE is a sluice config (scripts/lib/scale_rules.py sluice-policy: N
+// Each FILE is a sluice config (userspace/bench/scale_rules.h sluice_policy_config: N
 // `deny` policies that match nothing of what is sent here, then a permit of
 // LAN -> 198.18.100.0/24). The datapath is loaded once, unpinned, in a
 // throwaway namespace (NetnsFixture: lan0/wan0, permanent neighbours, plus a
@@ -200,7 +200,7 @@ public:
         // The classification-only program, on the datapath's own maps.
         classify_ = classify_cost::open();
         if (!classify_) die("cannot open classify_cost.bpf.o");
-        classify_->rodata->zone_in = 1;   // trust (scale_rules.py: zones in this order)
+        classify_->rodata->zone_in = 1;   // trust (scale_rules.cpp: zones in this order)
         classify_->rodata->zone_out = 2;  // untrust
         bpf_map* map;
         bpf_object__for_each_map(map, classify_->obj) {
