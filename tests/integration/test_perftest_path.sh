@@ -3,8 +3,9 @@
 # on a netns cluster whose fw0 runs sluice but has its XDP program detached
 # (the daemon alive, so the cluster looks healthy), `perf-test compare`
 # exits 1 with a message naming fw0 and what is missing, prints no table,
-# and writes no history row. With sluice attached again the same command
-# succeeds. `sluice cluster down` runs in the EXIT trap.
+# and writes no history row; with sluice stopped, compare and `perf-test
+# profile` are refused too. With sluice attached again both succeed, each
+# proving sluice was in the path. `sluice cluster down` runs in the EXIT trap.
 set -u
 source "$(dirname "$0")/perftest_lib.sh"
 pt_init perftest_path pp
@@ -37,10 +38,28 @@ rc=$?
 expect "with sluice stopped, perf-test exits non-zero ($rc): $(head -n 1 "$TMP/err.txt")" test "$rc" != 0
 expect "... and prints no throughput" sh -c "! grep -q 'Gbps' '$TMP/out.txt'"
 
+# ... and so is a profile: refused before any traffic, no profile printed.
+"$SLUICE" perf-test profile --quick --profile-seconds 2 --prefix "$P" --env netns >"$TMP/out.txt" 2>"$TMP/err.txt"
+rc=$?
+expect "with sluice stopped, perf-test profile exits 1" test "$rc" = 1
+expect "... saying sluice is not in the path" \
+    grep -q "the IPv4 profile was not measured through sluice on fw0: before the run" "$TMP/err.txt"
+expect "... and that no profile is reported" grep -q "perf-test reports no profile" "$TMP/err.txt"
+expect "... and prints no profile" sh -c "! grep -q 'samples' '$TMP/out.txt'"
+
 # Started again (attached anew): the same run goes through, each number proven.
 "$SLUICE" cluster firewall start --prefix "$P" >>"$TMP/cluster.log" 2>&1 || fail "cluster firewall start"
 "$SLUICE" perf-test compare --quick --prefix "$P" --env netns --history "$TMP/history.csv" >"$TMP/out.txt" 2>"$TMP/err.txt"
 rc=$?
 expect "with sluice attached, perf-test succeeds" test "$rc" = 0
 expect "... proving both numbers in the path" test "$(grep -c '^in path: sluice attached on fw0' "$TMP/err.txt")" = 2
+if command -v perf >/dev/null || ls /usr/bin/perf_* >/dev/null 2>&1; then
+    "$SLUICE" perf-test profile --quick --profile-seconds 2 --prefix "$P" --env netns >"$TMP/out.txt" 2>"$TMP/err.txt"
+    rc=$?
+    expect "with sluice attached, perf-test profile succeeds" test "$rc" = 0
+    expect "... proving the profiled traffic went through sluice" grep -q '^in path: sluice attached on fw0' "$TMP/err.txt"
+    expect "... and prints the profile" grep -q 'ran through it (.* Gbps received, sluice in the path)' "$TMP/out.txt"
+else
+    echo "(perf is not installed: the profile with sluice attached is not run)"
+fi
 echo "PASS: perftest_path ($checks checks)"

@@ -25,11 +25,23 @@ Result<int> parse_pid(const CommandResult& result, const std::string& node) {
     return make_error("starting a background command on " + node + ": expected its PID, got '" + result.out + "'");
 }
 
+namespace {
+// `alive`: PID $p runs. A zombie counts as gone: the instance's init reaps
+// it, not us.
+constexpr const char* kAlive =
+    R"(alive() { [ -r /proc/$p/stat ] || return 1; s=$(sed 's/.*) //' /proc/$p/stat 2>/dev/null | cut -c1); [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]; }
+)";
+}  // namespace
+
+std::vector<std::string> wait_gone(int pid, int seconds) {
+    const std::string script = std::string("p=$1; t=$2\n") + kAlive + R"(i=0; while alive && [ $i -lt $((t * 10)) ]; do sleep 0.1; i=$((i + 1)); done
+alive && exit 1
+exit 0)";
+    return {"sh", "-c", script, "sh", std::to_string(pid), std::to_string(seconds)};
+}
+
 std::vector<std::string> stop(int pid, int grace_seconds) {
-    // A zombie counts as gone: the instance's init reaps it, not us.
-    static const char* script = R"(p=$1; g=$2
-alive() { [ -r /proc/$p/stat ] || return 1; s=$(sed 's/.*) //' /proc/$p/stat 2>/dev/null | cut -c1); [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]; }
-alive || exit 0
+    const std::string script = std::string("p=$1; g=$2\n") + kAlive + R"(alive || exit 0
 kill -TERM "$p" 2>/dev/null
 i=0; while alive && [ $i -lt $((g * 10)) ]; do sleep 0.1; i=$((i + 1)); done
 alive || exit 0

@@ -16,6 +16,9 @@ std::vector<std::string> background(const std::vector<std::string>& argv, const 
 Result<int> parse_pid(const CommandResult& result, const std::string& node);
 // sh -c '<SIGTERM, wait up to grace, SIGKILL, wait>' sh PID GRACE
 std::vector<std::string> stop(int pid, int grace_seconds);
+// sh -c '<wait up to SECONDS for PID to end>' sh PID SECONDS: exit 0 once
+// it is gone (a zombie counts as gone), 1 if it still runs. Sends nothing.
+std::vector<std::string> wait_gone(int pid, int seconds);
 // Timeout for running `stop` on a node.
 inline int stop_timeout_seconds(int grace_seconds) {
     return grace_seconds + 15;

@@ -49,6 +49,13 @@ uint64_t minimum_packets(double bytes) {
     return static_cast<uint64_t>(bytes / kLargestXdpFrame);
 }
 
+Status verify_sluice_attached(const FirewallPath& now, const std::string& node, const std::string& what) {
+    const std::string head = what + " was not measured through sluice on " + node + ": ";
+    if (now.sluice_interfaces.empty()) return make_error(head + "before the run, " + describe(now));
+    if (!now.rx_packets) return make_error(head + "its counters cannot be read (" + now.stats_error + ")");
+    return {};
+}
+
 Status verify_sluice_in_path(const FirewallPath& before, const FirewallPath& after, double bytes,
                              const std::string& node, const std::string& what) {
     const std::string head = what + " was not measured through sluice on " + node + ": ";
@@ -66,6 +73,14 @@ Status verify_sluice_in_path(const FirewallPath& before, const FirewallPath& aft
                           std::to_string(needed) + " (64 KiB per frame at most); " + describe(after));
     }
     return {};
+}
+
+std::string in_path_note(const FirewallPath& before, const FirewallPath& after, double bytes, const std::string& node) {
+    std::string ifaces;
+    for (const auto& i : after.sluice_interfaces) ifaces += (ifaces.empty() ? "" : ", ") + i;
+    const uint64_t b = before.rx_packets.value_or(0), a = after.rx_packets.value_or(0);
+    return "in path: sluice attached on " + node + " (" + ifaces + "), rx +" + std::to_string(a >= b ? a - b : 0) +
+           " packets (at least " + std::to_string(minimum_packets(bytes)) + " needed)";
 }
 
 Status verify_sluice_detached(const FirewallPath& now, const std::string& node, const std::string& what) {

@@ -34,11 +34,20 @@ Result<uint64_t> stats_rx_packets(const std::string& stats_json);
 // generic-XDP frame (a GRO aggregate) carries at most 64 KiB.
 uint64_t minimum_packets(double bytes);
 
+// Ok, or why a measurement of `what` about to start cannot be sluice's:
+// sluice is not attached, or its counters cannot be read (not running).
+// Checked before traffic starts, so a doomed run is refused at once.
+Status verify_sluice_attached(const FirewallPath& now, const std::string& node, const std::string& what);
+
 // Ok, or why the measurement of `what` (e.g. "sluice IPv4, pass 1") cannot
 // be sluice's: not attached before or after, or the counter moved less than
 // the traffic needs.
 Status verify_sluice_in_path(const FirewallPath& before, const FirewallPath& after, double bytes,
                              const std::string& node, const std::string& what);
+// "in path: sluice attached on fw0 (lan0, wan0), rx +N packets (at least M
+// needed)": the log line of a verified measurement.
+std::string in_path_note(const FirewallPath& before, const FirewallPath& after, double bytes, const std::string& node);
+
 // Ok, or why a baseline measurement would still include sluice.
 Status verify_sluice_detached(const FirewallPath& now, const std::string& node, const std::string& what);
 

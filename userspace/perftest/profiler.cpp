@@ -7,7 +7,9 @@
 #include <thread>
 #include <unistd.h>
 
+#include "cluster/node_commands.h"
 #include "cluster/process.h"
+#include "perftest/iperf_result.h"
 #include "perftest/throughput.h"
 #include "perftest/text.h"
 
@@ -42,13 +44,20 @@ Result<std::string> find_perf(cluster::Executor& executor, const std::string& no
 }
 
 Result<ProfileRun> record_profile(cluster::Executor& executor, const cluster::Environment& environment, Family family,
-                                  const ProfileOptions& options, std::ostream& log) {
+                                  const ProfileOptions& options, PathCheck& path, std::ostream& log) {
     ProfileRun run;
     run.family = family;
     run.node = environment.fw0;
     run.options = options;
+    const std::string label = std::string("the ") + display_name(family) + " profile";
+    const std::string refused = "\nperf-test reports no profile of traffic sluice was not in.";
     const std::string& target = target_of(environment, family);
     if (target.empty()) return make_error("environment " + environment.name + " has no " + display_name(family) + " target");
+    // Sluice attached and counting before any traffic, or no profile at all.
+    auto before = path.read();
+    if (!before) return make_error("checking the firewall before " + label + ": " + before.error().message);
+    if (auto s = verify_sluice_attached(*before, path.node(), label); !s) return make_error(s.error().message + refused);
+
     auto perf = find_perf(executor, run.node);
     if (!perf) return perf.error();
     run.perf_binary = *perf;
@@ -56,35 +65,91 @@ Result<ProfileRun> record_profile(cluster::Executor& executor, const cluster::En
     std::string tag = std::to_string(getpid()) + "-" + to_string(family);
     std::string data = "/tmp/sluice-perftest-" + tag + ".data";
     std::string traffic_log = "/tmp/sluice-perftest-iperf3-" + tag + ".log";
+    const std::string& source = environment.traffic_source();
 
-    auto argv = iperf_client_argv(target, family, options.streams, options.traffic_seconds, /*json=*/false);
-    log << "profile " << display_name(family) << ": background traffic on " << environment.traffic_source() << ": "
+    // -J: the result, read when the run ends on its own after the recording,
+    // says how much went through the firewall.
+    auto argv = iperf_client_argv(target, family, options.streams, options.traffic_seconds, /*json=*/true);
+    log << "profile " << display_name(family) << ": background traffic on " << source << ": "
         << cluster::shell_join(argv) << "\n";
-    auto traffic = executor.start(environment.traffic_source(), argv, traffic_log);
-    if (!traffic) return make_error("starting background iperf3: " + traffic.error().message);
-    std::this_thread::sleep_for(std::chrono::seconds(options.warmup_seconds));
+    // Running after the warm-up, or it ended at once: a "server is busy"
+    // answer (the previous test's server winding down) is retried, as
+    // measure_throughput does; any other end is the error it printed.
+    Result<cluster::BackgroundProcess> traffic = make_error("not started");
+    constexpr int kAttempts = 4;
+    for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+        traffic = executor.start(source, argv, traffic_log);
+        if (!traffic) return make_error("starting background iperf3: " + traffic.error().message);
+        std::this_thread::sleep_for(std::chrono::seconds(options.warmup_seconds));
+        auto ended = executor.run(source, cluster::node_commands::wait_gone(traffic->pid, 0), std::chrono::seconds(15));
+        if (!ended) {
+            (void)executor.stop(*traffic, std::chrono::seconds(5));
+            return make_error("checking background iperf3 (pid " + std::to_string(traffic->pid) + " on " + source +
+                              "): " + ended.error().message);
+        }
+        if (ended->exit_status == 1) break;  // still running
+        auto text = executor.run(source, {"cat", traffic_log}, std::chrono::seconds(10));
+        auto early = text ? parse_iperf_json(text->out) : Result<IperfResult>(text.error());
+        const std::string why = early ? "it ended after the warm-up, before the recording" : early.error().message;
+        if (why.find("busy") == std::string::npos || attempt == kAttempts) {
+            (void)executor.run(source, {"rm", "-f", traffic_log}, std::chrono::seconds(10));
+            return make_error("background iperf3 on " + source + " for " + label + ": " + why);
+        }
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
 
     std::vector<std::string> record{*perf,    "record", "-a", "-g", "--freq=" + std::to_string(options.frequency),
                                     "-o",     data,     "--", "sleep", std::to_string(options.record_seconds)};
     log << "profile " << display_name(family) << ": on " << run.node << ": " << cluster::shell_join(record) << "\n";
     auto recorded = executor.run(run.node, record, std::chrono::seconds(options.record_seconds + 120));
 
-    // Traffic off before anything else can fail: stopped by its PID.
-    auto stopped = executor.stop(*traffic, std::chrono::seconds(5));
-    auto log_text = executor.run(environment.traffic_source(), {"cat", traffic_log}, std::chrono::seconds(10));
-    (void)executor.run(environment.traffic_source(), {"rm", "-f", traffic_log}, std::chrono::seconds(10));
-
-    auto cleanup = [&] { (void)executor.run(run.node, {"rm", "-f", data, data + ".old"}, std::chrono::seconds(10)); };
+    auto cleanup = [&] {
+        (void)executor.run(run.node, {"rm", "-f", data, data + ".old"}, std::chrono::seconds(10));
+        (void)executor.run(source, {"rm", "-f", traffic_log}, std::chrono::seconds(10));
+    };
+    auto stop_traffic = [&] {
+        if (auto s = executor.stop(*traffic, std::chrono::seconds(5)); !s)
+            log << "warning: stopping background iperf3 (pid " << traffic->pid << "): " << s.error().message << "\n";
+    };
     if (!recorded || recorded->exit_status != 0 || recorded->timed_out) {
+        stop_traffic();
         cleanup();
         std::string why = !recorded ? recorded.error().message
                                     : recorded->timed_out ? "timed out" : first_line(recorded->err);
         return make_error("perf record on " + run.node + " failed: " + why);
     }
-    if (!stopped) log << "warning: stopping background iperf3 (pid " << traffic->pid << "): " << stopped.error().message << "\n";
-    if (log_text && log_text->out.find("error") != std::string::npos) {
-        log << "warning: background iperf3 reported: " << first_line(log_text->out.substr(log_text->out.find("error"))) << "\n";
+
+    // The traffic ends by itself (-t outlasts the recording); past that it
+    // is stopped by its PID, and there is no result to prove the path with.
+    const int wait_seconds = options.traffic_seconds + 15;
+    auto ended = executor.run(source, cluster::node_commands::wait_gone(traffic->pid, wait_seconds),
+                              std::chrono::seconds(wait_seconds + 15));
+    if (!ended || ended->exit_status != 0 || ended->timed_out) {
+        stop_traffic();
+        cleanup();
+        return make_error("background iperf3 (pid " + std::to_string(traffic->pid) + " on " + source +
+                          ") was still running " + std::to_string(wait_seconds) + " s after it started (iperf3 -t " +
+                          std::to_string(options.traffic_seconds) + "); stopped it: " + label +
+                          " has no traffic result to check sluice's counters against");
     }
+    auto log_text = executor.run(source, {"cat", traffic_log}, std::chrono::seconds(10));
+    auto result = log_text ? parse_iperf_json(log_text->out) : Result<IperfResult>(log_text.error());
+    if (!result) {
+        cleanup();
+        return make_error("background iperf3 on " + source + " during " + label + ": " + result.error().message);
+    }
+    run.traffic = *result;
+
+    auto after = path.read();
+    if (!after) {
+        cleanup();
+        return make_error("checking the firewall after " + label + ": " + after.error().message);
+    }
+    if (auto s = verify_sluice_in_path(*before, *after, result->receiver_bytes, path.node(), label); !s) {
+        cleanup();
+        return make_error(s.error().message + refused);
+    }
+    log << in_path_note(*before, *after, result->receiver_bytes, path.node()) << "\n";
 
     auto report = executor.run(run.node, {*perf, "report", "--no-children", "--sort=symbol", "--stdio", "-i", data},
                                std::chrono::seconds(300));
@@ -168,6 +233,7 @@ nlohmann::json profile_to_json(const ProfileRun& run, const std::vector<SymbolRe
     j["record_seconds"] = run.options.record_seconds;
     j["frequency"] = run.options.frequency;
     j["samples"] = run.profile.samples;
+    j["traffic_gbps"] = run.traffic.receiver_bps / 1e9;
     j["event"] = run.profile.event;
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& e : run.profile.entries) {

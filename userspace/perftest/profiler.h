@@ -1,7 +1,11 @@
 // A CPU profile of the active firewall while traffic flows through it:
-// iperf3 in the background on the LAN host (started and stopped by PID
-// through the executor), `perf record -a -g --freq=997` on the firewall,
-// `perf report --no-children --sort=symbol --stdio` read into a Profile.
+// iperf3 in the background on the LAN host (started through the executor,
+// its `-J` result read when it ends; stopped by PID if it does not),
+// `perf record -a -g --freq=997` on the firewall, `perf report --no-children
+// --sort=symbol --stdio` read into a Profile. Like every sluice number
+// (perftest/path_check.h), a profile is only returned if sluice was attached
+// before and after the traffic and its counters moved by what iperf3 got
+// through.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,6 +15,7 @@
 #include "cluster/environment.h"
 #include "cluster/executor.h"
 #include "perftest/compare.h"
+#include "perftest/path_check.h"
 #include "perftest/perf_report.h"
 #include "perftest/profile_review.h"
 
@@ -18,7 +23,7 @@ namespace sluice::perftest {
 
 struct ProfileOptions {
     int record_seconds = 20;      // perf record -- sleep N
-    int traffic_seconds = 60;     // iperf3 -t N (outlives the recording)
+    int traffic_seconds = 32;     // iperf3 -t N (outlives the recording: warmup + record + margin)
     int warmup_seconds = 2;       // traffic before recording starts
     int streams = 4;
     int frequency = 997;
@@ -29,6 +34,7 @@ struct ProfileRun {
     std::string node;             // where perf ran
     std::string perf_binary;      // "perf" or "perf_6.1"
     ProfileOptions options;
+    IperfResult traffic;          // the background iperf3's result (through sluice, checked)
     Profile profile;
 };
 
@@ -37,8 +43,11 @@ struct ProfileRun {
 // it otherwise.
 Result<std::string> find_perf(cluster::Executor& executor, const std::string& node);
 
+// `path` reads the active firewall (PathCheck::for_environment): an Error,
+// and no perf run, when sluice is not attached or not counting before the
+// traffic; an Error, and no profile, when it was not in the path of it.
 Result<ProfileRun> record_profile(cluster::Executor& executor, const cluster::Environment& environment, Family family,
-                                  const ProfileOptions& options, std::ostream& log);
+                                  const ProfileOptions& options, PathCheck& path, std::ostream& log);
 
 // Top `limit` symbols.
 std::string render_top(const Profile& profile, size_t limit);

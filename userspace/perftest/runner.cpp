@@ -152,11 +152,7 @@ Result<CompareRun> measure(Context& ctx, std::vector<Family> families) {
                         return make_error(s.error().message +
                                           "\nperf-test reports no sluice number for a run sluice was not in.");
                     }
-                    ctx.log << "in path: sluice attached on " << path.node() << " (";
-                    for (size_t i = 0; i < after->sluice_interfaces.size(); ++i)
-                        ctx.log << (i ? ", " : "") << after->sluice_interfaces[i];
-                    ctx.log << "), rx +" << (*after->rx_packets - *before->rx_packets) << " packets (at least "
-                            << minimum_packets(bytes) << " needed)\n";
+                    ctx.log << in_path_note(*before, *after, bytes, path.node()) << "\n";
                 }
                 m.config = config;
                 m.pass = pass;
@@ -224,8 +220,11 @@ Result<ProfileOutcome> profile(Context& ctx, Family family) {
     ProfileOptions po;
     po.streams = ctx.environment.normal.streams;   // a profile needs full load, --quick or not
     po.record_seconds = ctx.options.profile_seconds > 0 ? ctx.options.profile_seconds : (ctx.options.quick ? 5 : 20);
-    po.traffic_seconds = std::max(60, po.record_seconds + po.warmup_seconds + 10);
-    auto run = record_profile(*ctx.executor, ctx.environment, family, po, ctx.log);
+    // Ends on its own after the recording (perf's start-up included), so
+    // that its result can be checked against sluice's counters.
+    po.traffic_seconds = po.warmup_seconds + po.record_seconds + 8;
+    PathCheck firewall = PathCheck::for_environment(*ctx.executor, ctx.environment, ctx.prefix);
+    auto run = record_profile(*ctx.executor, ctx.environment, family, po, firewall, ctx.log);
     if (!run) return run.error();
     ProfileOutcome outcome{std::move(run.value()), std::nullopt, "", ""};
     std::string dir = profiles_dir(ctx);
@@ -245,7 +244,8 @@ void print_profile(Context& ctx, const ProfileOutcome& p) {
     const auto& r = p.run;
     ctx.out << display_name(r.family) << " profile: " << r.perf_binary << " record -a -g --freq=" << r.options.frequency
             << " for " << r.options.record_seconds << " s on " << r.node << " while iperf3 -P " << r.options.streams
-            << " ran through it; " << r.profile.samples << " samples"
+            << " ran through it (" << fixed(r.traffic.receiver_bps / 1e9, 2) << " Gbps received, sluice in the path); "
+            << r.profile.samples << " samples"
             << (r.profile.event.empty() ? "" : " of " + r.profile.event) << "\n\n";
     ctx.out << "Top " << kTopSymbols << " (self time, percent of all samples on every CPU):\n\n"
             << render_top(r.profile, kTopSymbols) << "\n";
