@@ -2,7 +2,8 @@
 # The `sg incus-admin` retry against the real Incus daemon (its message is
 # "You don't have the needed permissions to talk to the incus daemon"):
 #   - a user outside incus-admin: `sluice cluster status --env incus` fails
-#     with incus's message and what to do (join the group), not UNKNOWN;
+#     with incus's message and what to do (join the group), not UNKNOWN, and
+#     without the first-run notice incus prints to a new user;
 #   - a member whose session lacks the group (it joined after logging in:
 #     simulated with setpriv --clear-groups): the retry through
 #     `sg incus-admin -c` works and status reads the daemon.
@@ -30,6 +31,10 @@ it_check "outside incus-admin: status fails (exit $rc)" test "$rc" -ne 0
 it_check "... with incus's own permission message" grep -q "You don't have the needed permissions to talk to the incus daemon" "$IT_TMP/err"
 it_check "... after retrying through sg incus-admin" grep -q "retried as \`sg incus-admin -c\`" "$IT_TMP/err"
 it_check "... and says what to do" grep -q "Add this user to the incus-admin group" "$IT_TMP/err"
+# A new user's first incus call also prints incus's first-run notice
+# ("If this is your first time running Incus ... incus admin init"): not
+# sluice's to pass on.
+it_check "... without incus's first-run notice" sh -c "! grep -q -e 'first time running Incus' -e 'incus launch' '$IT_TMP/err'"
 
 usermod -aG incus-admin "$U"
 as_user "$SLUICE" cluster status --env incus --environments "$IT_SRC/cluster/environments.yaml" >"$IT_TMP/out" 2>"$IT_TMP/err"

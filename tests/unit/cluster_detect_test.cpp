@@ -155,3 +155,77 @@ TEST(ClusterDetect, ParsesIncusInfo) {
                                     "(socket path: /var/lib/incus/unix.socket)"));
     EXPECT_FALSE(is_permission_error("Error: Instance not found"));
 }
+
+// incus 6.0.4's first-run notice, printed before its error to a user who has
+// never run incus (no ~/.config/incus), as it appears in /usr/bin/incus.
+constexpr const char* kFirstRunNotice =
+    "If this is your first time running Incus on this machine, you should also run: incus admin init\n"
+    "To start your first container, try: incus launch images:ubuntu/22.04\n"
+    "Or for a virtual machine: incus launch images:ubuntu/22.04 --vm\n"
+    "\n";
+constexpr const char* kNoPermission =
+    "Error: You don't have the needed permissions to talk to the incus daemon (socket path: "
+    "/var/lib/incus/unix.socket)\n";
+
+TEST(IncusStderr, FirstRunNoticeIsDropped) {
+    EXPECT_EQ(without_first_run_notice(std::string(kFirstRunNotice) + kNoPermission), kNoPermission);
+    EXPECT_EQ(without_first_run_notice(kNoPermission), kNoPermission);
+    EXPECT_EQ(without_first_run_notice("Error: Instance not found\n"), "Error: Instance not found\n");
+    EXPECT_EQ(without_first_run_notice(""), "");
+    // The notice alone (incus succeeded after printing it): nothing left.
+    EXPECT_EQ(without_first_run_notice(kFirstRunNotice), "");
+}
+
+TEST(IncusStderr, DaemonNotStartedSaysHowToStartIt) {
+    const std::string stopped =
+        "Error: The incus daemon doesn't appear to be started (socket path: /var/lib/incus/unix.socket)\n";
+    EXPECT_TRUE(is_daemon_not_started(stopped));
+    EXPECT_FALSE(is_daemon_not_started(kNoPermission));
+    EXPECT_EQ(explain_incus_stderr(std::string(kFirstRunNotice) + stopped),
+              "Error: The incus daemon doesn't appear to be started (socket path: /var/lib/incus/unix.socket): start "
+              "it with scripts/incus-setup.sh up (or your distribution's service, e.g. systemctl start incus)\n");
+    EXPECT_EQ(explain_incus_stderr(kNoPermission), kNoPermission);
+    // Through IncusCli::run, every caller sees the advice.
+    IncusCli incus([&](const std::vector<std::string>&, std::chrono::milliseconds) -> sluice::Result<CommandResult> {
+        CommandResult r;
+        r.exit_status = 1;
+        r.err = stopped;
+        return r;
+    });
+    auto status = incus.instance_status("sluice-fw0");
+    ASSERT_FALSE(status);
+    EXPECT_EQ(status.error().message,
+              "incus info sluice-fw0 failed: Error: The incus daemon doesn't appear to be started (socket path: "
+              "/var/lib/incus/unix.socket): start it with scripts/incus-setup.sh up (or your distribution's service, "
+              "e.g. systemctl start incus)");
+}
+
+TEST(IncusStderr, PermissionMessageKeepsIncusErrorAndAdviceNotTheNotice) {
+    // A user outside incus-admin, in a non-login shell: incus prints its
+    // notice and the permission error; sg cannot switch either.
+    std::vector<std::vector<std::string>> seen;
+    IncusCli incus([&](const std::vector<std::string>& argv, std::chrono::milliseconds) -> sluice::Result<CommandResult> {
+        seen.push_back(argv);
+        CommandResult r;
+        r.exit_status = 1;
+        r.err = argv[0] == "incus" ? std::string(kFirstRunNotice) + kNoPermission : "Password: Invalid password.\n";
+        return r;
+    });
+    auto status = incus.instance_status("sluice-fw0");
+    ASSERT_FALSE(status);
+    ASSERT_EQ(seen.size(), 2u);
+    const std::string& m = status.error().message;
+    EXPECT_EQ(m.find("first time"), std::string::npos) << m;
+    EXPECT_EQ(m.find("incus launch"), std::string::npos) << m;
+    EXPECT_EQ(m,
+              "incus info sluice-fw0 failed: Error: You don't have the needed permissions to talk to the incus daemon "
+              "(socket path: /var/lib/incus/unix.socket) (retried as `sg incus-admin -c`: Password: Invalid "
+              "password.). Add this user to the incus-admin group (usermod -aG incus-admin USER) or run as root.");
+}
+
+TEST(IncusStderr, NotFoundIsRecognised) {
+    EXPECT_TRUE(is_incus_not_found("Error: Instance not found\n"));
+    EXPECT_TRUE(is_incus_not_found("Error: Failed to fetch instance \"x\" in project \"default\": Instance not found"));
+    EXPECT_TRUE(is_incus_not_found("Error: Not Found\n"));
+    EXPECT_FALSE(is_incus_not_found(kNoPermission));
+}
