@@ -56,6 +56,32 @@ struct Steps {
     }
 };
 
+// An Incus environment's nodes exist and run, or an error that says how to
+// build them: checked up front, as for netns, rather than letting incus say
+// "Instance not found" from deep inside the first measurement.
+Status incus_nodes_ready(const cluster::Environment& e, cluster::IncusCli& incus) {
+    const std::string up = "`sluice cluster up --env " + e.name + "`";
+    for (const auto& [role, name] : std::vector<std::pair<std::string, std::string>>{
+             {"lan-host", e.lan_host}, {"fw0", e.fw0}, {"wan-host", e.wan_host}}) {
+        if (name.empty()) continue;
+        const std::string instance = e.qualified(name);
+        auto status = incus.instance_status(instance);
+        if (!status) {
+            if (cluster::is_not_found(status.error()))
+                return make_error("environment " + e.name + " is an Incus cluster, but incus is not installed (" +
+                                  status.error().message + ")");
+            if (cluster::is_incus_not_found(status.error().message))
+                return make_error("no Incus cluster for environment " + e.name + ": its " + role + " " + instance +
+                                  " does not exist: run " + up + " first");
+            return make_error("environment " + e.name + ": " + status.error().message);
+        }
+        if (*status != "RUNNING")
+            return make_error("environment " + e.name + ": its " + role + " " + instance + " is " + *status +
+                              ": start it (incus start " + instance + ") or run " + up);
+    }
+    return {};
+}
+
 Result<Context> set_up(const PerfTestOptions& options, std::ostream& out, std::ostream& log) {
     Context ctx{options, out, log, source_root(), options.prefix.empty() ? cluster::kDefaultPrefix : options.prefix,
                 {}, {}, nullptr};
@@ -78,6 +104,8 @@ Result<Context> set_up(const PerfTestOptions& options, std::ostream& out, std::o
             return make_error("the local cluster \"" + ctx.prefix + "\" is not healthy (namespace or process missing):\n" +
                               detail.str());
         }
+    } else if (auto s = incus_nodes_ready(ctx.environment, *incus); !s) {
+        return s.error();
     }
     ctx.executor = cluster::make_executor(ctx.environment, ctx.prefix, incus);
     return ctx;
