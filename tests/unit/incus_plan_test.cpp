@@ -1,9 +1,15 @@
 // What `sluice cluster up --env <incus>` builds (cluster/incus_cluster.h),
 // read from the plan and the incus arguments, without a daemon: the
-// topology, the addresses, container vs VM firewalls, the remote.
+// topology, the addresses, container vs VM firewalls, the remote; and the
+// package check `up` makes before it creates anything.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "cluster/incus_cluster.h"
 
@@ -89,6 +95,75 @@ TEST(IncusPlan, OneFirewallHasNoFabric) {
     EXPECT_EQ(plan.networks, (std::vector<std::string>{"sluice-lan", "sluice-wan"}));
     ASSERT_EQ(plan.nodes.size(), 1u);
     EXPECT_EQ(plan.nodes[0].nics.size(), 2u);
+}
+
+// A runner standing in for dpkg-deb: its answer to `dpkg-deb --field FILE Package`.
+CommandRunner dpkg_deb(int status, const std::string& out, const std::string& err = "") {
+    return [=](const std::vector<std::string>& argv, std::chrono::milliseconds) -> Result<CommandResult> {
+        EXPECT_EQ(argv.at(0), "dpkg-deb");
+        EXPECT_EQ(argv.at(1), "--field");
+        EXPECT_EQ(argv.back(), "Package");
+        CommandResult r;
+        r.exit_status = status;
+        r.out = out;
+        r.err = err;
+        return r;
+    };
+}
+
+class PackageFile : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = std::filesystem::temp_directory_path() / ("sluice-pkg-test-" + std::to_string(getpid()));
+        std::filesystem::create_directories(dir_);
+        file_ = (dir_ / "not-a.deb").string();
+        std::ofstream(file_) << "just text\n";
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+    std::filesystem::path dir_;
+    std::string file_;
+};
+
+TEST_F(PackageFile, OnlySluicesDebianPackagePasses) {
+    EXPECT_TRUE(check_sluice_package(file_, dpkg_deb(0, "sluice\n")));
+    auto other = check_sluice_package(file_, dpkg_deb(0, "iperf3\n"));
+    ASSERT_FALSE(other);
+    EXPECT_EQ(other.error().message, "--package " + file_ + " is the Debian package of 'iperf3', not of sluice");
+    auto text = check_sluice_package(
+        file_, dpkg_deb(2, "", "dpkg-deb: error: '" + file_ + "' is not a Debian format archive\n"));
+    ASSERT_FALSE(text);
+    EXPECT_EQ(text.error().message, "--package " + file_ + " is not a Debian package (dpkg-deb --field: dpkg-deb: error: '" +
+                                        file_ + "' is not a Debian format archive); build sluice's with `cpack -G DEB` "
+                                        "in the build directory (docs/packaging.md)");
+    auto missing = check_sluice_package((dir_ / "absent.deb").string(), dpkg_deb(0, "sluice\n"));
+    ASSERT_FALSE(missing);
+    EXPECT_NE(missing.error().message.find("absent.deb: no such file"), std::string::npos);
+}
+
+TEST_F(PackageFile, RealDpkgDebRefusesText) {
+    if (!std::filesystem::exists("/usr/bin/dpkg-deb")) GTEST_SKIP() << "no dpkg-deb on this machine";
+    auto s = check_sluice_package(file_);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.error().message.find("is not a Debian package"), std::string::npos) << s.error().message;
+}
+
+TEST_F(PackageFile, UpCreatesNothingForAFileThatIsNotSluicesPackage) {
+    std::vector<std::vector<std::string>> calls;
+    IncusCli incus([&](const std::vector<std::string>& argv, std::chrono::milliseconds) -> Result<CommandResult> {
+        calls.push_back(argv);
+        CommandResult r;
+        r.exit_status = 0;
+        r.out = "[]";
+        return r;
+    });
+    std::ostringstream out;
+    IncusUpOptions options;
+    options.package = file_;
+    auto s = incus_cluster_up(incus_env("container", "lab"), incus, options, out);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.error().message.find("--package " + file_), std::string::npos) << s.error().message;
+    EXPECT_TRUE(calls.empty()) << "incus was called " << calls.size() << " times, first: " << calls[0][0];
+    EXPECT_EQ(out.str(), "");
 }
 
 }  // namespace

@@ -82,12 +82,10 @@ std::string describe(const Result<CommandResult>& r) {
 
 // The sluice package for the firewalls: the option, else the newest
 // sluice_*.deb in the build directory this binary came from, made there
-// with CPack when missing or older than the binary.
+// with CPack when missing or older than the binary, and then checked
+// (check_sluice_package; `up` checks a given one first of all).
 Result<std::string> find_package(const std::string& given, std::ostream& out) {
-    if (!given.empty()) {
-        if (!fs::is_regular_file(given)) return make_error("--package " + given + ": no such file");
-        return fs::absolute(given).string();
-    }
+    if (!given.empty()) return fs::absolute(given).string();
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     const fs::path build = exe.parent_path().parent_path();
@@ -115,7 +113,16 @@ Result<std::string> find_package(const std::string& given, std::ostream& out) {
         deb = newest();
         if (deb.empty()) return make_error("cpack ran but left no sluice_*.deb in " + build.string());
     }
+    if (auto s = check_sluice_package(deb.string()); !s) return s.error();
     return deb.string();
+}
+
+// Whether dpkg's output says the package's dependencies are missing
+// ("dependency problems prevent configuration of sluice", "sluice depends
+// on libxdp1; however: Package libxdp1 is not installed").
+bool is_dependency_problem(const std::string& dpkg_output) {
+    return dpkg_output.find("dependency problems") != std::string::npos ||
+           dpkg_output.find(" depends on ") != std::string::npos;
 }
 
 // Instances and networks `up` creates carry this key (the environment's
@@ -235,8 +242,14 @@ Status wait_attached(Runner& run, const std::string& instance) {
 
 Status install_firewall(Runner& run, const IncusNodePlan& node, const std::string& package, const std::string& config) {
     if (auto s = run.incus({"file", "push", package, node.name + kPackageInInstance}); !s) return s;
-    if (auto r = run.exec(node.name, {"dpkg", "-i", kPackageInInstance}); !r)
-        return make_error(r.error().message + " (the image must carry sluice's dependencies: scripts/incus-image.sh)");
+    if (auto r = run.exec(node.name, {"dpkg", "-i", kPackageInInstance}); !r) {
+        // The lab has no mirror: what dpkg cannot find, the image must carry.
+        if (is_dependency_problem(r.error().message))
+            return make_error(r.error().message +
+                              "\n(the image must carry sluice's dependencies: build it with scripts/incus-image.sh, "
+                              "or set image: to one that has them; docs/cluster.md)");
+        return r.error();
+    }
     if (auto r = run.exec(node.name, {"mkdir", "-p", "/etc/sluice"}); !r) return r.error();
     if (auto s = run.incus({"file", "push", config, node.name + kFirewallConfig}); !s) return s;
     if (auto r = run.exec(node.name, {"systemctl", "enable", "--now", "sluice"}); !r) return r.error();
@@ -244,6 +257,28 @@ Status install_firewall(Runner& run, const IncusNodePlan& node, const std::strin
 }
 
 }  // namespace
+
+Status check_sluice_package(const std::string& path, const CommandRunner& runner) {
+    const std::string what = "--package " + path;
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) return make_error(what + ": no such file");
+    auto r = runner({"dpkg-deb", "--field", path, "Package"}, std::chrono::seconds(30));
+    if (!r) {
+        if (is_not_found(r.error()))
+            return make_error(what + ": dpkg-deb is not installed, so the package cannot be checked (Debian: apt-get "
+                                     "install dpkg)");
+        return make_error(what + ": dpkg-deb: " + r.error().message);
+    }
+    if (r->exit_status != 0) {
+        return make_error(what + " is not a Debian package (dpkg-deb --field: " +
+                          trim(r->err.empty() ? r->out : r->err) + "); build sluice's with `cpack -G DEB` in the build "
+                          "directory (docs/packaging.md)");
+    }
+    const std::string name = trim(r->out);
+    if (name != "sluice")
+        return make_error(what + " is the Debian package of '" + name + "', not of sluice");
+    return {};
+}
 
 IncusPlan plan_incus_cluster(const Environment& environment) {
     IncusPlan plan;
@@ -328,6 +363,11 @@ Status incus_cluster_up(const Environment& environment, IncusCli& incus, const I
     Runner run(incus, options.dry_run, out);
     Present present;
     std::string package;
+    // A package given is checked first: nothing is created for a file that
+    // is not sluice's package.
+    if (!options.dry_run && !options.package.empty()) {
+        if (auto s = check_sluice_package(options.package); !s) return s;
+    }
     if (!options.dry_run) {
         auto p = present_objects(incus, plan.remote);
         if (!p) return p.error();
@@ -351,8 +391,9 @@ Status incus_cluster_up(const Environment& environment, IncusCli& incus, const I
 
     // What this run creates, undone in reverse order if a later step fails.
     std::vector<Argv> undo;
+    // The error itself is the caller's to print, once.
     auto fail = [&](const Error& e) -> Status {
-        if (!undo.empty()) out << "cluster: " << e.message << "\ncluster: removing what this run created\n";
+        if (!undo.empty()) out << "cluster: a step failed; removing what this run created\n";
         for (auto it = undo.rbegin(); it != undo.rend(); ++it) (void)run.incus(*it);
         return e;
     };

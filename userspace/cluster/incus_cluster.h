@@ -52,6 +52,11 @@ IncusPlan plan_incus_cluster(const Environment& environment);
 std::vector<std::vector<std::string>> incus_create_network(const std::string& network, const std::string& owner);
 std::vector<std::vector<std::string>> incus_create_instance(const IncusPlan& plan, const IncusNodePlan& node);
 
+// Ok when `path` is a Debian package of sluice (`dpkg-deb --field PATH
+// Package` says "sluice"), else an Error that says what the file is. `up`
+// checks this before it creates anything.
+Status check_sluice_package(const std::string& path, const CommandRunner& runner = local_runner());
+
 struct IncusUpOptions {
     std::string package;   // the sluice .deb for the firewalls; "" = build/sluice_*.deb of this source tree
     bool dry_run = false;  // print the incus commands, run nothing
