@@ -11,7 +11,8 @@
 #      none, NAT off;
 #   4. the host guard: an nftables table that drops forwarding between the
 #      lab's bridges (sluice-*) and every other interface, both ways.
-# Idempotent. `scripts/incus-setup.sh stop` stops what step 2 started (by PID)
+# Idempotent. `scripts/incus-setup.sh guard` installs only step 4 (a host
+# whose Incus you run yourself); `stop` stops what step 2 started (by PID)
 # and removes the guard; `status` says what is in place.
 set -euo pipefail
 
@@ -172,7 +173,12 @@ up)
     guard
     log "ready: $(incus --version)"
     ;;
+guard)
+    # Only the guard: for a host whose Incus you installed and run yourself.
+    command -v nft >/dev/null || die "nft is missing (apt-get install nftables)"
+    guard
+    ;;
 stop) stop_all ;;
 status) status ;;
-*) die "usage: scripts/incus-setup.sh [up|stop|status]" ;;
+*) die "usage: scripts/incus-setup.sh [up|guard|stop|status]" ;;
 esac
