@@ -168,3 +168,34 @@ TEST_F(PackageFile, UpCreatesNothingForAFileThatIsNotSluicesPackage) {
 
 }  // namespace
 }  // namespace sluice::cluster
+
+// The default profile's NICs, read from `incus query`'s JSON: `up` refuses
+// while there is one (every lab instance would get it).
+TEST(IncusDefaultProfile, NicsAreListedAndOtherDevicesAreNot) {
+    std::vector<std::string> asked;
+    std::string answer;
+    sluice::cluster::IncusCli incus([&](const std::vector<std::string>& argv, std::chrono::milliseconds) -> sluice::Result<sluice::cluster::CommandResult> {
+        asked.assign(argv.begin(), argv.end());
+        sluice::cluster::CommandResult r;
+        r.exit_status = 0;
+        r.out = answer;
+        return r;
+    });
+    answer = R"({"name":"default","devices":{"root":{"type":"disk","path":"/","pool":"sluice"}}})";
+    auto none = sluice::cluster::default_profile_nics(incus, "");
+    ASSERT_TRUE(none) << none.error().message;
+    EXPECT_TRUE(none->empty());
+    EXPECT_EQ(asked, (std::vector<std::string>{"incus", "query", "/1.0/profiles/default"}));
+
+    answer = R"({"devices":{"root":{"type":"disk"},"eth0":{"type":"nic","network":"incusbr0"},)"
+             R"("eth1":{"type":"nic","nictype":"macvlan","parent":"eno1"},"eth2":{"type":"nic","nictype":"p2p"}}})";
+    auto two = sluice::cluster::default_profile_nics(incus, "lab");
+    ASSERT_TRUE(two) << two.error().message;
+    EXPECT_EQ(*two, (std::vector<std::string>{"eth0 (network incusbr0)", "eth1 (parent eno1)", "eth2 (nictype p2p)"}));
+    EXPECT_EQ(asked.back(), "lab:/1.0/profiles/default");
+
+    answer = "Error: not JSON";
+    auto bad = sluice::cluster::default_profile_nics(incus, "");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("printed no JSON"), std::string::npos);
+}

@@ -1,4 +1,5 @@
 #include "bench/inspect_patterns.h"
+#include "bench/lab.h"
 
 #include <bit>
 #include <cstdio>
@@ -166,15 +167,7 @@ std::vector<std::string> inspect_patterns(int count, const std::string& canary, 
 }
 
 std::string inspect_bench_config(int patterns, bool handoff) {
-    std::string c = R"(interfaces:
-  lan0: { zone: trust }
-  wan0: { zone: untrust }
-zones:
-  trust: {}
-  untrust: {}
-address-book:
-  lan-net: [198.18.1.0/24, "2001:2:0:1::/64"]
-applications:
+    std::string c = lab_zones_config() + R"(applications:
   iperf-fast: { protocol: tcp, destination-port: 5201 }
   iperf-inspect: { protocol: tcp, destination-port: 5202 }
   conn-fast: { protocol: tcp, destination-port: 5301-5316 }

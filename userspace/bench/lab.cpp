@@ -127,4 +127,16 @@ Result<std::string> Lab::write_file(const std::string& name, const std::string& 
     return path;
 }
 
+std::string lab_zones_config() {
+    return R"(interfaces:
+  lan0: { zone: trust }
+  wan0: { zone: untrust }
+zones:
+  trust: {}
+  untrust: {}
+address-book:
+  lan-net: [198.18.1.0/24, "2001:2:0:1::/64"]
+)";
+}
+
 }  // namespace sluice::bench

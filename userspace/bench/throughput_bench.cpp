@@ -36,15 +36,7 @@ struct Options {
     bool skip_iperf = false;
 };
 
-const char* kConfig = R"(interfaces:
-  lan0: { zone: trust }
-  wan0: { zone: untrust }
-zones:
-  trust: {}
-  untrust: {}
-address-book:
-  lan-net: [198.18.1.0/24, "2001:2:0:1::/64"]
-applications:
+const char* kPolicies = R"(applications:
   iperf3: { protocol: tcp, destination-port: 5201 }
 policies:
   - { name: lan-iperf, from: trust, to: untrust, source: [lan-net], application: [iperf3], action: permit }
@@ -115,8 +107,8 @@ Status run_iperf_part(BenchRun& run, const Options& o) {
               << o.streams << "\n";
     auto lab = Lab::create("single", run.prefix, run.out());
     if (!lab) return lab.error();
-    auto config = (*lab)->write_file("fw.yaml", kConfig);
-    auto nat_config = (*lab)->write_file("fw-nat.yaml", std::string(kConfig) + kNat);
+    auto config = (*lab)->write_file("fw.yaml", lab_zones_config() + kPolicies);
+    auto nat_config = (*lab)->write_file("fw-nat.yaml", lab_zones_config() + kPolicies + kNat);
     if (!config) return config.error();
     if (!nat_config) return nat_config.error();
     SluiceFirewall fw(**lab);

@@ -258,6 +258,27 @@ Status install_firewall(Runner& run, const IncusNodePlan& node, const std::strin
 
 }  // namespace
 
+Result<std::vector<std::string>> default_profile_nics(IncusCli& incus, const std::string& remote) {
+    auto r = incus.run({"query", qualify(remote, "/1.0/profiles/default")}, kIncusTimeout);
+    if (!r || r->exit_status != 0) return make_error("incus query /1.0/profiles/default: " + describe(r));
+    std::vector<std::string> nics;
+    try {
+        const auto profile = nlohmann::json::parse(r->out);
+        if (!profile.contains("devices") || !profile["devices"].is_object()) return nics;
+        for (const auto& [name, device] : profile["devices"].items())
+            if (device.is_object() && device.value("type", "") == "nic")
+            {
+                std::string where = "nictype " + device.value("nictype", std::string("?"));
+                if (device.contains("parent")) where = "parent " + device.value("parent", std::string());
+                if (device.contains("network")) where = "network " + device.value("network", std::string());
+                nics.push_back(name + " (" + where + ")");
+            }
+    } catch (const std::exception& e) {
+        return make_error("incus query /1.0/profiles/default printed no JSON: " + std::string(e.what()));
+    }
+    return nics;
+}
+
 Status check_sluice_package(const std::string& path, const CommandRunner& runner) {
     const std::string what = "--package " + path;
     std::error_code ec;
@@ -376,7 +397,17 @@ Status incus_cluster_up(const Environment& environment, IncusCli& incus, const I
         if (plan.remote.empty()) {
             auto guard = run_local({"nft", "list", "table", "inet", "sluice_lab_guard"}, std::chrono::seconds(10));
             if (!guard || guard->exit_status != 0)
-                return make_error("the host guard (nft table inet sluice_lab_guard) is missing: run scripts/incus-setup.sh");
+                return make_error("the host guard (nft table inet sluice_lab_guard) is missing: run scripts/incus-setup.sh "
+                                  "(or `scripts/incus-setup.sh guard` for the guard alone)");
+        }
+        auto nics = default_profile_nics(incus, plan.remote);
+        if (!nics) return nics.error();
+        if (!nics->empty()) {
+            std::string list;
+            for (const auto& n : *nics) list += (list.empty() ? "" : ", ") + n;
+            return make_error("the default profile has a NIC, which every lab instance would get as a way out of the lab: " +
+                              list + "; remove it (incus profile device remove default NAME) or use a remote whose default "
+                              "profile has none (docs/cluster.md, \"What the host needs\")");
         }
         auto image = incus.run({"image", "info", qualify(plan.remote, plan.image)}, kIncusTimeout);
         if (plan.image.find(':') == std::string::npos && (!image || image->exit_status != 0))

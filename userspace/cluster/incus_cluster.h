@@ -57,6 +57,11 @@ std::vector<std::vector<std::string>> incus_create_instance(const IncusPlan& pla
 // checks this before it creates anything.
 Status check_sluice_package(const std::string& path, const CommandRunner& runner = local_runner());
 
+// The NIC devices of the default profile ("eth0 (network incusbr0)"), which
+// every instance `up` creates gets: `up` refuses to create anything while
+// there is one, since it would give the lab a way out.
+Result<std::vector<std::string>> default_profile_nics(IncusCli& incus, const std::string& remote);
+
 struct IncusUpOptions {
     std::string package;   // the sluice .deb for the firewalls; "" = build/sluice_*.deb of this source tree
     bool dry_run = false;  // print the incus commands, run nothing
