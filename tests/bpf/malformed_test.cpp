@@ -91,6 +91,17 @@ INSTANTIATE_TEST_SUITE_P(
                       STAT_DROP_TCP_BAD_FLAGS},
         MalformedCase{"tcp_no_flags", FRAME { UNUSED_ADDRS; return b.ipv4(s4, d4).tcp(1, 80).flags(0).build(); },
                       STAT_DROP_TCP_BAD_FLAGS},
+        // FIN, PSH or URG without ACK (a "Xmas" scan's FIN|PSH|URG, a bare FIN): no stack sends them.
+        MalformedCase{"tcp_fin_without_ack",
+                      FRAME { UNUSED_ADDRS; return b.ipv4(s4, d4).tcp(1, 80).flags(tcp_flag::kFin).build(); },
+                      STAT_DROP_TCP_BAD_FLAGS},
+        MalformedCase{"tcp6_xmas",
+                      FRAME { UNUSED_ADDRS; return b.ipv6(s6, d6).tcp(1, 80)
+                          .flags(tcp_flag::kFin | tcp_flag::kPsh | tcp_flag::kUrg).build(); },
+                      STAT_DROP_TCP_BAD_FLAGS},
+        MalformedCase{"tcp_psh_without_ack",
+                      FRAME { UNUSED_ADDRS; return b.ipv4(s4, d4).tcp(1, 80).flags(tcp_flag::kPsh).build(); },
+                      STAT_DROP_TCP_BAD_FLAGS},
         MalformedCase{"udp4_truncated",
                       FRAME { UNUSED_ADDRS; return b.ipv4(s4, d4).protocol(proto::kUdp).payload_pattern(4).build(); },
                       STAT_DROP_UDP_TRUNCATED},

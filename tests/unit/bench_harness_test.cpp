@@ -2,6 +2,10 @@
 // schedule that interleaves configurations, medians and per-pass ratios,
 // counter deltas, and the JSON of the tools it drives.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 
 #include "bench/connrate_run.h"
 #include "bench/nft_firewall.h"
@@ -79,4 +83,28 @@ TEST(BenchTools, NftCountersAreSummedOverRules) {
     ASSERT_TRUE(n) << n.error().message;
     EXPECT_EQ(*n, 12u);
     EXPECT_FALSE(nft_counter_packets("Error: No such file or directory"));
+}
+
+// A run that fails before its first measurement (a bad option, a missing
+// tool) leaves the previous run's results; the first record replaces them.
+TEST(ResultLogFile, AnEarlierFileStaysUntilTheFirstRecord) {
+    const std::string path = ::testing::TempDir() + "/results-" + std::to_string(::getpid()) + ".jsonl";
+    {
+        std::ofstream old(path);
+        old << R"({"bench":"synflood","pass":1})" << "\n";
+    }
+    auto log = ResultLog::open(path, "synflood");
+    ASSERT_TRUE(log) << log.error().message;
+    auto before = ResultLog::read(path);
+    ASSERT_TRUE(before);
+    EXPECT_EQ(before->size(), 1u) << "opening alone must not truncate";
+    log->add({{"pass", 2}});
+    log->add({{"pass", 3}});
+    auto after = ResultLog::read(path);
+    ASSERT_TRUE(after);
+    ASSERT_EQ(after->size(), 2u);
+    EXPECT_EQ((*after)[0]["pass"], 2);
+    EXPECT_EQ((*after)[1]["bench"], "synflood");
+    std::remove(path.c_str());
+    EXPECT_FALSE(ResultLog::open("/nonexistent-dir/x.jsonl", "synflood"));
 }

@@ -334,3 +334,15 @@ TEST(BenchSynfloodReport, TheConcurrencyOfTheRunIsTheOneReported) {
     EXPECT_NE(text.find(", 16 in flight, 1 s timeout"), std::string::npos) << text;
     EXPECT_NE(text.find("legitimate: 16 sources, 16 in flight)"), std::string::npos) << text;
 }
+
+// A measurement whose table filled with the connections' own flows fails,
+// and says what to change.
+TEST(SynfloodChecks, TableFullFailsTheMeasurement) {
+    EXPECT_TRUE(sluice::bench::check_table_not_full("sluice-proxy pass 1", 0));
+    auto full = sluice::bench::check_table_not_full("sluice-proxy pass 1", 2585);
+    ASSERT_FALSE(full);
+    EXPECT_NE(full.error().message.find("sluice-proxy pass 1: the session table filled (drop-session-table-full +2585)"),
+              std::string::npos)
+        << full.error().message;
+    EXPECT_NE(full.error().message.find("lower --time"), std::string::npos);
+}

@@ -115,7 +115,11 @@ void add_bench_commands(CLI::App& app) {
             Status s = b.run(run);
             if (!s) {
                 std::cerr << "sluice bench " << b.name << ": " << s.error().message << "\n";
-                std::cerr << "sluice bench " << b.name << ": what was measured is in " << results_path << "\n";
+                if (!results->records().empty())
+                    std::cerr << "sluice bench " << b.name << ": what was measured is in " << results_path << "\n";
+                else
+                    std::cerr << "sluice bench " << b.name << ": nothing was measured; " << results_path
+                              << " is as it was\n";
                 finish(1);
             }
             std::string text = b.report(results->records());

@@ -10,7 +10,7 @@ Result<ResultLog> ResultLog::open(const std::string& path, const std::string& be
     log.path_ = path;
     log.bench_ = bench;
     if (!path.empty()) {
-        std::ofstream out(path, std::ios::trunc);
+        std::ofstream out(path, std::ios::app);  // writable? (nothing truncated yet)
         if (!out) return make_error("cannot write the results file " + path);
     }
     return log;
@@ -19,7 +19,7 @@ Result<ResultLog> ResultLog::open(const std::string& path, const std::string& be
 void ResultLog::add(nlohmann::json record) {
     record["bench"] = bench_;
     if (!path_.empty()) {
-        std::ofstream out(path_, std::ios::app);
+        std::ofstream out(path_, records_.empty() ? std::ios::trunc : std::ios::app);
         out << record.dump() << "\n";
     }
     records_.push_back(std::move(record));

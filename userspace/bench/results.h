@@ -18,7 +18,9 @@ namespace sluice::bench {
 
 class ResultLog {
 public:
-    // Appends to `path` (created; "" keeps the records in memory only).
+    // Writes `path` anew from the first record on ("" keeps the records in
+    // memory only): a run that fails before it measured anything leaves an
+    // earlier run's file as it was. Fails now when `path` cannot be written.
     static Result<ResultLog> open(const std::string& path, const std::string& bench);
     ResultLog() = default;
 

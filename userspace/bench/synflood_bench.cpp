@@ -91,7 +91,9 @@ std::string sluice_config(const std::string& screen) {
            "policies:\n"
            "  - { name: in, from: untrust, to: trust, application: [bench], action: permit }\n"
            "  - { name: out, from: trust, to: untrust, action: permit }\n"
-           "default-action: deny\n";
+           "default-action: deny\n"
+           "timeouts: { tcp-time-wait: " +
+           std::string(kBenchTimeWait) + " }\n";
 }
 
 std::string sluice_screen(const std::string& system) {
@@ -127,6 +129,11 @@ const char* kNftSynproxy = R"(table inet bench {
 // the kernel's default when the system is stopped.
 const char* kStrictTcp = "net.netfilter.nf_conntrack_tcp_loose=0";
 const char* kLooseTcp = "net.netfilter.nf_conntrack_tcp_loose=1";
+// Closed flows kept as briefly as sluice keeps them (kBenchTimeWait), set
+// back to the kernel's default (120 s) when the system is stopped.
+const std::string kShortTimeWait =
+    "net.netfilter.nf_conntrack_tcp_timeout_time_wait=" + std::to_string(kBenchTimeWaitSeconds);
+const char* kDefaultTimeWait = "net.netfilter.nf_conntrack_tcp_timeout_time_wait=120";
 
 struct PartBScreen {
     std::string label, screen;
@@ -197,8 +204,8 @@ struct Bench {
     Status start_system(const std::string& system) {
         if (is_sluice_system(system)) return fw.start(configs.at(system), kFloodCpu);
         if (auto s = verify_no_xdp(lab, "fw", {"lan0", "wan0"}); !s) return with_context(system, s.error());
-        if (system == "nft-ct") return nft.load(kNftCt);
-        if (system == "nft-synproxy") return nft.load(kNftSynproxy, {kStrictTcp});
+        if (system == "nft-ct") return nft.load(kNftCt, {kShortTimeWait});
+        if (system == "nft-synproxy") return nft.load(kNftSynproxy, {kStrictTcp, kShortTimeWait});
         return {};
     }
 
@@ -207,6 +214,7 @@ struct Bench {
             if (auto s = fw.stop(); !s) return s;
         if (is_nft_system(system)) {
             if (auto s = nft.unload(); !s) return s;  // flushes conntrack
+            if (auto s = lab.must("fw", {"sysctl", "-qw", kDefaultTimeWait}); !s) return s;
             if (system == "nft-synproxy") return lab.must("fw", {"sysctl", "-qw", kLooseTcp});
             return {};
         }
@@ -259,10 +267,12 @@ struct Bench {
         PacketWindow without{*r1 - *r0, since(b0)};
 
         InPathEvidence evidence;
+        uint64_t full_before = 0;
         if (is_sluice_system(system)) {
             auto c = fw.stats();
             if (!c) return c.error();
             evidence.cookies_before = counter(*c, "syn-proxy-cookie-sent");
+            full_before = counter(*c, "drop-session-table-full");
         }
         auto flood = TrafgenFlood::start(lab.ns("wan"), "eth0", trafgen_config, lab.tmp() + "/trafgen.log");
         if (!flood) return flood.error();
@@ -290,6 +300,10 @@ struct Bench {
             if (!c) return c.error();
             evidence.cookies_after = counter(*c, "syn-proxy-cookie-sent");
             evidence.session_hits = counter(*c, "session-hit");
+            // Only the unprotected sluice may fill its table (with spoofed flows).
+            if (system != "sluice")
+                if (auto s = check_table_not_full(what, counter(*c, "drop-session-table-full") - full_before); !s)
+                    return s;
             in_path = "syn-proxy-cookie-sent +" + std::to_string(evidence.cookies_after - evidence.cookies_before) +
                       " in the flood, session-hit " + std::to_string(evidence.session_hits);
         } else if (is_nft_system(system)) {
@@ -342,6 +356,8 @@ struct Bench {
         const std::string what = "part (b) " + b.label + " pass " + std::to_string(pass);
         if (auto s = fw.start(configs.at(b.label), kFloodCpu); !s) return s;
         const auto legit = legitimate_sources();
+        auto start = fw.stats();
+        if (!start) return start.error();
         auto alone = connections(legit);
         if (!alone) return with_context(what + ", alone", alone.error());
         auto c0 = fw.stats();
@@ -377,6 +393,10 @@ struct Bench {
         if (!c1) return c1.error();
         const uint64_t drops1 = counter(*c1, "drop-screen-source-rate") + counter(*c1, "drop-screen-source-sessions");
         const uint64_t refused = drops1 >= drops0 ? drops1 - drops0 : 0;
+        if (auto s = check_table_not_full(what, counter(*c1, "drop-session-table-full") -
+                                                    counter(*start, "drop-session-table-full"));
+            !s)
+            return s;
         if (auto s = check_source_limit(b.limit, refused); !s) return s;
         run.results->add({{"part", "b"},
                           {"pass", pass},

@@ -136,6 +136,14 @@ Result<TableSize> sluice_table_size(const nlohmann::json& doc, const std::string
     return t;
 }
 
+Status check_table_not_full(const std::string& what, uint64_t table_full_drops) {
+    if (table_full_drops == 0) return {};
+    return make_error(what + ": the session table filled (drop-session-table-full +" + std::to_string(table_full_drops) +
+                      ") with the connections' own flows, so the result would measure the table, not the flood; the "
+                      "configs keep closed flows for tcp-time-wait " + std::string(kBenchTimeWait) +
+                      ": lower --time or --concurrency (docs/host-protection.md, \"Benchmark\")");
+}
+
 Status check_source_limit(bool limit_on, uint64_t refused) {
     if (limit_on && refused == 0) return make_error("part (b): the source limit dropped nothing");
     return {};

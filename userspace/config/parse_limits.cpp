@@ -29,7 +29,7 @@ void read_sessions(YamlReader& reader, const YAML::Node& node, const std::string
     }
     if (n < kMinSessions || n > kMaxSessions) {
         reader.error(node, path,
-                     std::to_string(n) + " sessions is out of range " + range_text() +
+                     std::to_string(n) + (n == 1 ? " session" : " sessions") + " is out of range " + range_text() +
                          " (flows per address family; each costs about " + bytes_per_session() +
                          " bytes of kernel memory)");
         return;

@@ -118,7 +118,8 @@ std::optional<bool> YamlReader::boolean(const YAML::Node& node, const std::strin
 }
 
 std::vector<std::pair<YAML::Node, std::string>> YamlReader::scalar_list(const YAML::Node& node,
-                                                                        const std::string& path) {
+                                                                        const std::string& path,
+                                                                        const std::string& what_instead) {
     std::vector<std::pair<YAML::Node, std::string>> out;
     if (node.IsScalar()) {
         out.emplace_back(node, path);
@@ -128,7 +129,7 @@ std::vector<std::pair<YAML::Node, std::string>> YamlReader::scalar_list(const YA
         error(node, path, std::string("expected a value or a list, got ") + type_name(node));
         return out;
     }
-    if (node.size() == 0) error(node, path, "empty list (omit the key or write `any`)");
+    if (node.size() == 0) error(node, path, "empty list (" + what_instead + ")");
     for (size_t i = 0; i < node.size(); ++i) {
         const YAML::Node item = node[i];
         std::string item_path = index_path(path, i);
@@ -184,7 +185,9 @@ AddressMatch read_address_match(YamlReader& reader, const YAML::Node& node, cons
 
 std::vector<PortRange> read_ports(YamlReader& reader, const YAML::Node& node, const std::string& path) {
     std::vector<PortRange> ports;
-    for (const auto& [item, item_path] : reader.scalar_list(node, path)) {
+    // Ports have no `any`: a port list that may be left out means any port.
+    for (const auto& [item, item_path] :
+         reader.scalar_list(node, path, "give at least one port or range, e.g. 22 or 1024-65535")) {
         auto range = parse_port_range(item.Scalar());
         if (range) ports.push_back(range.value());
         else reader.error(item, item_path, range.error().message);

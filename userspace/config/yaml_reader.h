@@ -47,9 +47,11 @@ public:
     std::optional<bool> boolean(const YAML::Node& node, const std::string& path);
 
     // A field that accepts one scalar or a list of scalars: its scalar items with
-    // their paths ("x" for a scalar, "x[i]" for list items).
-    std::vector<std::pair<YAML::Node, std::string>> scalar_list(const YAML::Node& node,
-                                                                const std::string& path);
+    // their paths ("x" for a scalar, "x[i]" for list items). An empty list is
+    // an error: "empty list (" + what_instead + ")".
+    std::vector<std::pair<YAML::Node, std::string>> scalar_list(
+        const YAML::Node& node, const std::string& path,
+        const std::string& what_instead = "omit the key or write `any`");
 
     // A required key of a map: reports `missing "key"` at the map when absent.
     std::optional<YAML::Node> required(const YAML::Node& map, const std::string& path,

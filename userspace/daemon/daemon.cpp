@@ -258,8 +258,9 @@ int Daemon::run() {
 
     const CompiledConfig& applied = parts_->applier.applied();
     daemon_log("instance " + options_.instance + " running (pid " + std::to_string(getpid()) + "): " +
-               std::to_string(applied.zones.size()) + " zones, " + std::to_string(applied.policies.size()) +
-               " policies; attached: " + parts_->attachments.summary() +
+               std::to_string(applied.zones.size()) + (applied.zones.size() == 1 ? " zone, " : " zones, ") +
+               std::to_string(applied.policies.size()) + (applied.policies.size() == 1 ? " policy" : " policies") +
+               "; attached: " + parts_->attachments.summary() +
                (fresh_pins ? "" : "; sessions kept from the previous run"));
     serve();
     return 0;
