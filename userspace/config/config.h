@@ -13,6 +13,7 @@
 
 #include "config/address_range.h"
 #include "config/diagnostics.h"
+#include "config/ha_config.h"
 #include "config/host_services.h"
 #include "config/prefix.h"
 #include "config/session_table_size.h"
@@ -235,6 +236,7 @@ struct Config {
     Limits limits;
     Nat nat;
     std::vector<Ruleset> rulesets;
+    Ha ha;
     // Ruleset ids the running daemon keeps stable across reloads (sessions
     // carry them); empty: ids follow file order (check, tests).
     std::map<std::string, uint16_t> ruleset_ids;

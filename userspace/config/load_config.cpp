@@ -23,7 +23,7 @@ const std::vector<std::pair<std::string, SectionParser>>& sections() {
         {"policies", parse_policies},         {"default-action", parse_default_action},
         {"filters", parse_filters},           {"timeouts", parse_timeouts},
         {"nat", parse_nat},                   {"inspect", parse_inspect},
-        {"limits", parse_limits},
+        {"limits", parse_limits},             {"ha", parse_ha},
     };
     return list;
 }

@@ -21,10 +21,14 @@ void parse_timeouts(YamlReader& reader, const YAML::Node& node, Config& config);
 void parse_nat(YamlReader& reader, const YAML::Node& node, Config& config);
 void parse_inspect(YamlReader& reader, const YAML::Node& node, Config& config);
 void parse_limits(YamlReader& reader, const YAML::Node& node, Config& config);
+void parse_ha(YamlReader& reader, const YAML::Node& node, Config& config);
 
 // Cross-section checks: every zone, address-book, application, filter, pool and
 // ruleset name used must exist; limits of the classifier maps.
 void validate_references(YamlReader& reader, const YAML::Node& root, const Config& config);
+
+// The ha section's names: interfaces, nodes in priorities (parse_ha.cpp).
+void validate_ha(YamlReader& reader, const Config& config);
 
 // The nat section as a whole: map limits, overlaps, pool families (validate_nat.cpp).
 void validate_nat(YamlReader& reader, const YAML::Node& root, const Config& config);

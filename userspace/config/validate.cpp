@@ -125,6 +125,7 @@ void validate_references(YamlReader& reader, const YAML::Node& root, const Confi
     checker.skip_zones_ = zones && !zones.IsMap() && !zones.IsNull();
     checker.run();
     validate_nat(reader, root, config);
+    validate_ha(reader, config);
 }
 
 }  // namespace sluice::config

@@ -70,6 +70,25 @@ Result<std::chrono::seconds> parse_duration(std::string_view text) {
     return std::chrono::seconds(count * unit);
 }
 
+Result<std::chrono::milliseconds> parse_duration_ms(std::string_view text) {
+    const auto bad = make_error("invalid interval \"" + std::string(text) +
+                                "\" (expected a positive number with ms or s, e.g. 20ms, 1s)");
+    uint64_t count = 0, factor = 0;
+    if (text.size() > 2 && text.ends_with("ms")) {
+        factor = 1;
+        text.remove_suffix(2);
+    } else if (text.size() > 1 && text.ends_with("s")) {
+        factor = 1000;
+        text.remove_suffix(1);
+    } else {
+        return bad;
+    }
+    if (!parse_unsigned(text, count) || count == 0) return bad;
+    if (count > 60000 / factor) return make_error("interval \"" + std::string(text) + (factor == 1 ? "ms" : "s") +
+                                                  "\" is too long (at most 60s)");
+    return std::chrono::milliseconds(count * factor);
+}
+
 Result<uint64_t> parse_size(std::string_view text) {
     struct Unit { std::string_view suffix; uint64_t factor; };
     static constexpr Unit units[] = {{"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30},

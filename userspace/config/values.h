@@ -33,6 +33,9 @@ std::string protocol_name(uint8_t protocol);
 // "30s", "5m", "2h"; must be positive.
 Result<std::chrono::seconds> parse_duration(std::string_view text);
 
+// "20ms", "1s": a short interval (heartbeats); positive, at most 60s.
+Result<std::chrono::milliseconds> parse_duration_ms(std::string_view text);
+
 // A byte count: "65536", "64KiB", "1MiB", "1GiB" (also kB/MB/GB as powers of 1000).
 Result<uint64_t> parse_size(std::string_view text);
 
