@@ -9,6 +9,7 @@
 
 #include "maps.bpf.h"
 #include "parse.bpf.h"
+#include "ha.bpf.h"
 
 enum tcp_track_result {
 	TCP_TRACK_OK = 0,
@@ -180,6 +181,7 @@ static __always_inline int session_create(struct packet_ctx *pc, const struct ru
 		if (bpf_map_update_elem(&sessions_v6, &reply.v6, &v, nat ? BPF_NOEXIST : BPF_ANY))
 			goto undo;
 	}
+	ha_note_flow(pc->family, &pc->key);
 	return 0;
 undo:
 	session_delete(pc->family, &pc->key);
@@ -241,6 +243,7 @@ static __always_inline void tcp_set_state(struct packet_ctx *pc, struct session_
 		peer->tcp_state = state;
 		peer->flags |= set_flags;
 	}
+	ha_note_flow(pc->family, &pc->key);
 }
 
 /* The TCP state machine for a packet that hit session entry s. */

@@ -367,6 +367,22 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } src_released SEC(".maps");
 
+/* The HA pair (maps/ha.h): which groups this node carries, written by the
+ * agent; flow changes for the agent to sync while runtime_cfg.ha_sync. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, HA_MAX_GROUPS + 1);
+	__type(key, __u32);
+	__type(value, struct ha_group_state);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} ha_groups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, HA_EVENTS_BYTES);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} ha_events SEC(".maps");
+
 static __always_inline void count(enum stat_reason reason)
 {
 	__u32 key = reason;

@@ -127,6 +127,13 @@ int xdp_zone_prog(struct xdp_md *ctx)
 	/* Multicast, broadcast, IPv6 link-local: only the firewall takes them. */
 	if (dst_is_link_scope(pc))
 		return jump(ctx, SLUICE_JUMP_HOST);
+	/* A group this node does not carry (HA standby): what is for the
+	 * firewall itself is still judged by host-inbound; the rest is not
+	 * forwarded (xdp_policy_prog tells them apart by the FIB). */
+	if (!ha_group_active(zone->ha_group)) {
+		pc->ha_standby = 1;
+		return jump(ctx, SLUICE_JUMP_POLICY);
+	}
 
 	if (pc->icmp_error) {
 		/* Related to a known flow: it travels the way the quoted packet's
@@ -267,6 +274,8 @@ int xdp_policy_prog(struct xdp_md *ctx)
 	 * it can tell: the kernel then delivers only what is its own). */
 	if (rc == BPF_FIB_LKUP_RET_NOT_FWDED || rc == BPF_FIB_LKUP_RET_FWD_DISABLED)
 		return jump(ctx, SLUICE_JUMP_HOST);
+	if (pc->ha_standby)
+		return drop(STAT_DROP_HA_STANDBY);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
 		return pass(fib_pass_reason(rc));
 	if (pc->ttl <= 1)
@@ -287,6 +296,9 @@ int xdp_policy_prog(struct xdp_md *ctx)
 	zk.ifindex = pc->fib.ifindex;
 	zone_out = bpf_map_lookup_elem(&zones, &zk);
 	pc->zone_out = zone_out ? zone_out->zone_id : 0;
+	/* A new flow towards a group this node does not carry. */
+	if (zone_out && zone_out->ha_group && !ha_group_active(zone_out->ha_group))
+		return drop(STAT_DROP_HA_STANDBY);
 	now = bpf_ktime_get_coarse_ns();
 
 	flow_cache_key_of(pc, &fk);

@@ -57,6 +57,8 @@
 #define SLUICE_MAP_DST_LIMITS "dst_limits"
 #define SLUICE_MAP_SRC_RELEASED "src_released"
 #define SLUICE_MAP_SCAN_SOURCES "scan_sources"
+#define SLUICE_MAP_HA_GROUPS "ha_groups"
+#define SLUICE_MAP_HA_EVENTS "ha_events"
 
 /* Tail-call slots of jump_table. */
 enum sluice_jump_slot {

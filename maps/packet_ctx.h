@@ -64,6 +64,7 @@ struct packet_ctx {
 	__u8 synproxy;                /* enum synproxy_stage: what xdp_synproxy_prog does */
 	__u8 synproxy_refusal;        /* SYNPROXY_REFUSE: the stat_reason the flow was refused under */
 	__u8 source_counted;          /* the new session counts against its source (screen.bpf.h) */
+	__u8 ha_standby;              /* arrived on a group this node does not carry (maps/ha.h) */
 };
 
 #endif

@@ -26,7 +26,8 @@ struct runtime_config {
 	__u32 config_generation;  /* bumped on every applied config */
 	__u8 policy_generation;   /* active policy map generation, 0 or 1 */
 	__u8 default_action;      /* enum policy_action for flows no policy matches */
-	__u8 pad[6];
+	__u8 ha_sync;             /* 1: report flow changes on ha_events (maps/ha.h) */
+	__u8 pad[5];
 	__u64 timeout_ns[TIMEOUT_CLASS_COUNT];
 	struct classifier_layout classifier[POLICY_GENERATIONS];  /* cross tables, per generation */
 };

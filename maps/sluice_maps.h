@@ -14,5 +14,6 @@
 #include "stats.h"
 #include "host_inbound.h"
 #include "screen.h"
+#include "ha.h"
 #include "map_names.h"
 #endif

@@ -33,6 +33,8 @@
 	X(STAT_SYNPROXY_SERVER_SYN, "syn-proxy-server-syn-sent", info)           \
 	X(STAT_SYNPROXY_ESTABLISHED, "syn-proxy-established", info)              \
 	X(STAT_SCREEN_SCAN_DETECTED, "screen-scan-detected", info)               \
+	X(STAT_HA_EVENT_SENT, "ha-sync-event", info)                             \
+	X(STAT_HA_EVENT_LOST, "ha-sync-event-lost", info)                        \
 	X(STAT_PASS_NON_IP, "pass-non-ip", pass)                                 \
 	X(STAT_PASS_UNZONED, "pass-unzoned-interface", pass)                     \
 	X(STAT_PASS_LOCAL, "pass-local", pass)                                   \
@@ -95,6 +97,7 @@
 	X(STAT_DROP_SCREEN_SCAN, "drop-screen-scan", drop)                       \
 	X(STAT_DROP_FRAG_OVERLAP, "drop-fragment-overlap", drop)                 \
 	X(STAT_DROP_FRAG_DISORDERED, "drop-fragment-disordered", drop)           \
+	X(STAT_DROP_HA_STANDBY, "drop-ha-standby", drop)                         \
 	X(STAT_DROP_INTERNAL, "drop-internal-error", drop)
 
 #define SLUICE_STAT_ENUM(name, str, kind) name,

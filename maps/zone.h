@@ -18,6 +18,8 @@ struct zone_key {
 struct zone_value {
 	__u16 zone_id;         /* 1..SLUICE_MAX_ZONES-1 */
 	__u16 filter_id;       /* stateless filter on this ingress (1-based), 0 = none */
+	__u8 ha_group;         /* redundancy group (maps/ha.h), 0 = none */
+	__u8 pad[3];
 };
 
 #endif

@@ -68,9 +68,10 @@ PIN_OFFSET(session_splice, last_tsval, 20);
 PIN_SIZE(zone_key, 8);
 PIN_OFFSET(zone_key, ifindex, 0);
 PIN_OFFSET(zone_key, vlan_id, 4);
-PIN_SIZE(zone_value, 4);
+PIN_SIZE(zone_value, 8);
 PIN_OFFSET(zone_value, zone_id, 0);
 PIN_OFFSET(zone_value, filter_id, 2);
+PIN_OFFSET(zone_value, ha_group, 4);
 
 // Every generation-keyed classifier key has its generation byte at offset 4:
 // loader/map_io.cpp's delete_generation relies on it.
@@ -225,6 +226,7 @@ PIN_OFFSET(runtime_config, fib_generation, 0);
 PIN_OFFSET(runtime_config, config_generation, 4);
 PIN_OFFSET(runtime_config, policy_generation, 8);
 PIN_OFFSET(runtime_config, default_action, 9);
+PIN_OFFSET(runtime_config, ha_sync, 10);
 PIN_OFFSET(runtime_config, timeout_ns, 16);
 PIN_OFFSET(runtime_config, classifier, 80);
 
@@ -250,5 +252,15 @@ PIN_OFFSET(punt_ruleset_stats, verdict_packets, 40);
 PIN_SIZE(packet_ctx, 416);
 PIN_OFFSET(packet_ctx, tcp_seq, 360);
 PIN_OFFSET(packet_ctx, source_counted, 413);
+PIN_OFFSET(packet_ctx, ha_standby, 414);
 
-static_assert(SLUICE_ABI_VERSION == 1, "the ABI version moved: update the pins above with it");
+// maps/ha.h
+PIN_SIZE(ha_group_state, 8);
+PIN_OFFSET(ha_group_state, active, 0);
+PIN_OFFSET(ha_group_state, epoch, 4);
+PIN_SIZE(ha_event, 40);
+PIN_OFFSET(ha_event, src_port, 32);
+PIN_OFFSET(ha_event, protocol, 36);
+PIN_OFFSET(ha_event, family, 37);
+
+static_assert(SLUICE_ABI_VERSION == 2, "the ABI version moved: update the pins above with it");

@@ -121,7 +121,9 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation,
             return in_section(config,
                               make_error("interface \"" + iface.name + "\": unknown filter \"" + iface.filter->name + "\""),
                               "interfaces");
-        out.interfaces.push_back({iface.name, iface.parent, iface.vlan_id, zone, filter, iface.xdp_mode, where});
+        const config::HaGroup* group = config.ha.group_of_interface(iface.name);
+        out.interfaces.push_back({iface.name, iface.parent, iface.vlan_id, zone, filter, iface.xdp_mode, where,
+                                  static_cast<uint8_t>(group ? group->id : 0)});
     }
     for (size_t i = 0; i < config.policies.size(); ++i) {
         const auto& p = config.policies[i];

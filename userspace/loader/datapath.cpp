@@ -123,7 +123,7 @@ Result<std::vector<ResolvedInterface>> Datapath::resolve(const CompiledConfig& c
     std::string missing;
     for (const auto& itf : config.interfaces) {
         ResolvedInterface r{.name = itf.name, .vlan_id = itf.vlan_id, .zone_id = itf.zone_id,
-                            .filter_id = itf.filter_id, .xdp_mode = itf.xdp_mode};
+                            .filter_id = itf.filter_id, .xdp_mode = itf.xdp_mode, .ha_group = itf.ha_group};
         const std::string& attach_name = itf.parent.empty() ? itf.name : itf.parent;
         r.ifindex = if_nametoindex(attach_name.c_str());
         if (r.ifindex == 0) {
@@ -188,7 +188,7 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
     std::vector<std::pair<zone_key, zone_value>> bindings;
     std::vector<uint32_t> ports;
     for (const auto& itf : interfaces) {
-        zone_value zv{.zone_id = itf.zone_id, .filter_id = itf.filter_id};
+        zone_value zv{.zone_id = itf.zone_id, .filter_id = itf.filter_id, .ha_group = itf.ha_group, .pad = {}};
         bindings.push_back({zone_key{.ifindex = itf.ifindex, .vlan_id = itf.vlan_id, .pad = 0}, zv});
         if (itf.vlan_ifindex)
             bindings.push_back({zone_key{.ifindex = itf.vlan_ifindex, .vlan_id = 0, .pad = 0}, zv});

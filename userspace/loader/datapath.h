@@ -38,6 +38,7 @@ struct ResolvedInterface {
     uint16_t zone_id = 0;
     uint16_t filter_id = 0;        // stateless filter on its ingress, 0 = none
     std::string xdp_mode;
+    uint8_t ha_group = 0;          // redundancy group, 0 = none (maps/ha.h)
 };
 
 class Datapath {

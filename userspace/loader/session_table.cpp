@@ -119,12 +119,24 @@ bool read_session_entry(int fd_v4, int fd_v6, SessionEntry& e) {
            }) == 0;
 }
 
-Status update_session_entry(int fd_v4, int fd_v6, const SessionEntry& e) {
-    int rc = with_session_key(fd_v4, fd_v6, e, [&e](int fd, const void* k) {
-        return bpf_map_update_elem(fd, k, &e.value, BPF_EXIST);
+namespace {
+
+Status write_entry(int fd_v4, int fd_v6, const SessionEntry& e, uint64_t flags, const char* what) {
+    int rc = with_session_key(fd_v4, fd_v6, e, [&e, flags](int fd, const void* k) {
+        return bpf_map_update_elem(fd, k, &e.value, flags);
     });
-    if (rc != 0) return make_error(std::string("cannot update session: ") + std::strerror(errno));
+    if (rc != 0) return errno_error(std::string("cannot ") + what + " session " + endpoint_text(e.family, e.src_addr, e.src_port) + " -> " + endpoint_text(e.family, e.dst_addr, e.dst_port), errno);
     return {};
+}
+
+}  // namespace
+
+Status update_session_entry(int fd_v4, int fd_v6, const SessionEntry& e) {
+    return write_entry(fd_v4, fd_v6, e, BPF_EXIST, "update");
+}
+
+Status write_session_entry(int fd_v4, int fd_v6, const SessionEntry& e) {
+    return write_entry(fd_v4, fd_v6, e, BPF_ANY, "write");
 }
 
 int timeout_class_of(const session_value& v, uint8_t protocol) {

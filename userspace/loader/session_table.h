@@ -46,6 +46,8 @@ bool read_session_entry(int fd_v4, int fd_v6, SessionEntry& e);
 // Overwrites an existing entry with e.value (the datapath's counters of the
 // moment in between are lost, which is fine for rare control writes).
 Status update_session_entry(int fd_v4, int fd_v6, const SessionEntry& e);
+// Creates or overwrites the entry (the HA standby writing a synced flow).
+Status write_session_entry(int fd_v4, int fd_v6, const SessionEntry& e);
 
 // Timeout class for an entry (state and protocol).
 int timeout_class_of(const session_value& v, uint8_t protocol);
