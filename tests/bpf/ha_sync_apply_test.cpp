@@ -5,6 +5,7 @@
 // record this node's config cannot hold is refused with nothing written.
 #include "ha_env.h"
 #include "ha/sync_apply.h"
+#include "loader/nat_reservations.h"
 
 namespace sluice::test {
 namespace {
@@ -17,20 +18,20 @@ protected:
 
     // The flow's NAT reservation as nat_ports holds it.
     std::optional<nat_port_value> port_of(const SessionEntry& initiator) {
-        nat_port_key k{};
-        std::memcpy(k.addr, initiator.value.nat.new_src_addr, 16);
-        k.port = initiator.value.nat.new_src_port;
-        k.protocol = initiator.protocol;
-        k.family = initiator.family;
+        auto k = held_reservation(initiator);
+        EXPECT_TRUE(k) << "not an entry that holds a port";
         nat_port_value v{};
-        if (bpf_map_lookup_elem(env_->map_fd(SLUICE_MAP_NAT_PORTS), &k, &v) != 0) return std::nullopt;
+        if (!k || bpf_map_lookup_elem(env_->map_fd(SLUICE_MAP_NAT_PORTS), &*k, &v) != 0) return std::nullopt;
         return v;
     }
 
     // The flow made by the datapath, then forgotten: entries and port gone.
+    // Its record is read at `now_`, which the tests apply it at too (as if
+    // it reached the peer at once: ages are what the wire carries).
     std::pair<MadeFlow, ha::FlowRecord> made_and_forgotten(L4Kind kind, bool v6, uint16_t cport = 42000) {
         MadeFlow f = make_flow(kind, v6, true, cport);
-        auto record = ha::record_of(f.initiator, f.reply, coarse_now_ns());
+        now_ = coarse_now_ns();
+        auto record = ha::record_of(f.initiator, f.reply, now_);
         EXPECT_TRUE(record);
         auto port = port_of(f.initiator);
         EXPECT_TRUE(port) << "the datapath reserved the flow's port";
@@ -42,6 +43,8 @@ protected:
         EXPECT_FALSE(port_of(f.initiator)) << "remove released the port";
         return {f, *record};
     }
+
+    uint64_t now_ = 0;
 };
 
 }  // namespace
@@ -53,7 +56,7 @@ TEST_F(HaSyncApplyTest, ASyncedNatFlowIsTheFlowTheActiveNodeHad) {
             SCOPED_TRACE(std::string(l4_name(kind)) + (v6 ? " IPv6" : " IPv4"));
             auto [f, record] = made_and_forgotten(kind, v6);
             ha::SyncApplier a = applier();
-            ASSERT_TRUE(a.apply(record, coarse_now_ns(), config_generation()));
+            ASSERT_TRUE(a.apply(record, now_, config_generation()));
             EXPECT_EQ(a.counters().flows_written, 1u);
             auto [initiator, reply] = flow_entries(f.client_port);
             EXPECT_TRUE(same_entry(f.initiator, initiator));
@@ -64,7 +67,7 @@ TEST_F(HaSyncApplyTest, ASyncedNatFlowIsTheFlowTheActiveNodeHad) {
             EXPECT_EQ(port->inside_port, f.initiator.src_port);
             expect_answer_forwarded(f);
             // Applying the same record again (an update) changes nothing.
-            ASSERT_TRUE(a.apply(record, coarse_now_ns(), config_generation()));
+            ASSERT_TRUE(a.apply(record, now_, config_generation()));
             EXPECT_EQ(a.counters().flows_replaced, 0u);
             EXPECT_EQ(count_entries(v6 ? fd6() : fd4()), 2u);
             clear_sessions();
@@ -93,10 +96,10 @@ TEST_F(HaSyncApplyTest, AReusedTupleReplacesTheOlderFlowAndItsPort) {
     ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
     auto [f, record] = made_and_forgotten(L4Kind::udp, false);
     ha::SyncApplier a = applier();
-    ASSERT_TRUE(a.apply(record, coarse_now_ns(), config_generation()));
+    ASSERT_TRUE(a.apply(record, now_, config_generation()));
     ha::FlowRecord moved = record;
     moved.nat_src_port = static_cast<uint16_t>(record.nat_src_port + 1);
-    ASSERT_TRUE(a.apply(moved, coarse_now_ns(), config_generation()));
+    ASSERT_TRUE(a.apply(moved, now_, config_generation()));
     EXPECT_EQ(a.counters().flows_replaced, 1u);
     EXPECT_EQ(count_entries(fd4()), 2u) << "the old flow's reply entry is gone";
     EXPECT_FALSE(port_of(f.initiator)) << "the old port is released";
@@ -110,7 +113,7 @@ TEST_F(HaSyncApplyTest, AZoneThisConfigDoesNotHaveIsRefusedAndNothingWritten) {
     auto [f, record] = made_and_forgotten(L4Kind::tcp, false);
     record.zone_out = 7;
     ha::SyncApplier a = applier();
-    auto s = a.apply(record, coarse_now_ns(), config_generation());
+    auto s = a.apply(record, now_, config_generation());
     ASSERT_FALSE(s);
     EXPECT_NE(s.error().message.find("zone 7"), std::string::npos) << s.error().message;
     EXPECT_EQ(a.counters().flows_refused, 1u);

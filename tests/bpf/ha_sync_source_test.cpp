@@ -17,7 +17,7 @@ protected:
         set_ha_sync(env_->map_fd(SLUICE_MAP_RUNTIME_CONFIG), true);
         drain_ha_events(env_->map_fd(SLUICE_MAP_HA_EVENTS));
     }
-    ha::SourceMaps maps() const { return {fd4(), fd6(), env_->map_fd(SLUICE_MAP_NAT_PORTS)}; }
+    ha::SessionMaps maps() const { return {fd4(), fd6(), env_->map_fd(SLUICE_MAP_NAT_PORTS)}; }
 
     ha::ChangedKeys pending() {
         ha::ChangedKeys keys;

@@ -6,18 +6,10 @@
 #include <cstring>
 
 #include "ha/flow_record.h"
+#include "loader/nat_reservations.h"
 
 namespace sluice::ha {
 namespace {
-
-nat_port_key port_key_of(const SessionEntry& initiator) {
-    nat_port_key k{};
-    std::memcpy(k.addr, initiator.value.nat.new_src_addr, 16);
-    k.port = initiator.value.nat.new_src_port;
-    k.protocol = initiator.protocol;
-    k.family = initiator.family;
-    return k;
-}
 
 bool holds_port(const session_value& v) { return (v.nat.flags & SESSION_NAT_PORT_HELD) != 0; }
 
@@ -45,11 +37,9 @@ Status SyncApplier::remove_existing(const FlowKey& key, bool* existed) {
         auto s = delete_session_entry(maps_.sessions_v4, maps_.sessions_v6, *e);
         if (!s && s.error().sys_errno != ENOENT) return s;
     }
-    if (!(initiator.value.flags & SESSION_F_REPLY) && holds_port(initiator.value)) {
-        const nat_port_key pk = port_key_of(initiator);
-        if (bpf_map_delete_elem(maps_.nat_ports, &pk) != 0 && errno != ENOENT)
-            return errno_error("cannot release the NAT port of " + flow_text(initiator), errno);
-    }
+    if (auto pk = held_reservation(initiator))
+        if (auto s = release_reservation(maps_.nat_ports, *pk); !s)
+            return with_context("releasing the NAT port of " + flow_text(initiator), s.error());
     return {};
 }
 
@@ -80,14 +70,13 @@ Status SyncApplier::apply(const FlowRecord& record, uint64_t now_ns, uint32_t co
             ++counters_.flows_refused;
             return s;
         }
-    if (holds_port(flow.initiator.value)) {
-        const nat_port_key pk = port_key_of(flow.initiator);
+    if (auto pk = held_reservation(flow.initiator)) {
         nat_port_value pv{};
         std::memcpy(pv.inside_addr, flow.initiator.src_addr, 16);
         pv.inside_port = flow.initiator.src_port;
         pv.rule_id = record.nat_rule_id;
         pv.created_ns = flow.initiator.value.created_ns;
-        if (bpf_map_update_elem(maps_.nat_ports, &pk, &pv, BPF_ANY) != 0) {
+        if (bpf_map_update_elem(maps_.nat_ports, &*pk, &pv, BPF_ANY) != 0) {
             ++counters_.flows_refused;
             return errno_error("cannot reserve the NAT port of " + flow_text(flow.initiator), errno);
         }

@@ -9,15 +9,10 @@
 #include <string>
 
 #include "common/result.h"
+#include "ha/session_maps.h"
 #include "ha/sync_protocol.h"
 
 namespace sluice::ha {
-
-struct SyncMaps {
-    int sessions_v4 = -1;
-    int sessions_v6 = -1;
-    int nat_ports = -1;
-};
 
 struct ApplyCounters {
     uint64_t flows_written = 0;
@@ -30,7 +25,7 @@ struct ApplyCounters {
 class SyncApplier {
 public:
     // `zone_count`: zones of this node's config (ids 1..zone_count).
-    SyncApplier(SyncMaps maps, uint16_t zone_count) : maps_(maps), zone_count_(zone_count) {}
+    SyncApplier(SessionMaps maps, uint16_t zone_count) : maps_(maps), zone_count_(zone_count) {}
 
     // Writes the flow's entries (and its NAT port when it holds one),
     // timestamps on this node's clock, admitted by `config_generation`.
@@ -43,7 +38,7 @@ public:
 private:
     Status remove_existing(const FlowKey& key, bool* existed);
 
-    SyncMaps maps_;
+    SessionMaps maps_;
     uint16_t zone_count_;
     ApplyCounters counters_;
 };

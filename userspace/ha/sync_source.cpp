@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "ha/flow_record.h"
+#include "loader/nat_reservations.h"
 #include "loader/session_table.h"
 
 namespace sluice::ha {
@@ -21,20 +22,15 @@ std::vector<uint8_t> key_bytes_of(const FlowKey& k) {
 }
 
 // The held port's rule, from the reservation itself (0 when none).
-uint32_t nat_rule_of(const SourceMaps& maps, const SessionEntry& initiator) {
-    if (!(initiator.value.nat.flags & SESSION_NAT_PORT_HELD) || maps.nat_ports < 0) return 0;
-    nat_port_key k{};
-    std::memcpy(k.addr, initiator.value.nat.new_src_addr, 16);
-    k.port = initiator.value.nat.new_src_port;
-    k.protocol = initiator.protocol;
-    k.family = initiator.family;
+uint32_t nat_rule_of(const SessionMaps& maps, const SessionEntry& initiator) {
+    auto k = held_reservation(initiator);
     nat_port_value v{};
-    return bpf_map_lookup_elem(maps.nat_ports, &k, &v) == 0 ? v.rule_id : 0;
+    return k && bpf_map_lookup_elem(maps.nat_ports, &*k, &v) == 0 ? v.rule_id : 0;
 }
 
 // Adds the flow of entry `e` (either direction) to `out`, or counts it as
 // unmovable. False when its other entry is missing.
-bool add_flow(const SourceMaps& maps, const SessionEntry& e, uint64_t now_ns, Changes& out) {
+bool add_flow(const SessionMaps& maps, const SessionEntry& e, uint64_t now_ns, Changes& out) {
     SessionEntry initiator = e, reply = reverse_of(e);
     if (e.value.flags & SESSION_F_REPLY) std::swap(initiator, reply);
     if (!read_session_entry(maps.sessions_v4, maps.sessions_v6, initiator) ||
@@ -69,7 +65,7 @@ std::vector<FlowKey> ChangedKeys::take() {
     return std::move(keys_);
 }
 
-Changes read_changes(const SourceMaps& maps, const std::vector<FlowKey>& keys, uint64_t now_ns) {
+Changes read_changes(const SessionMaps& maps, const std::vector<FlowKey>& keys, uint64_t now_ns) {
     Changes out;
     std::set<std::vector<uint8_t>> done;  // a flow named by both its entries' keys goes once
     for (const FlowKey& k : keys) {
@@ -85,7 +81,7 @@ Changes read_changes(const SourceMaps& maps, const std::vector<FlowKey>& keys, u
     return out;
 }
 
-Result<Changes> read_all(const SourceMaps& maps, uint64_t now_ns) {
+Result<Changes> read_all(const SessionMaps& maps, uint64_t now_ns) {
     auto all = dump_sessions(maps.sessions_v4, maps.sessions_v6);
     if (!all.ok()) return all.error();
     Changes out;
@@ -94,22 +90,26 @@ Result<Changes> read_all(const SourceMaps& maps, uint64_t now_ns) {
     return out;
 }
 
+namespace {
+
+// `items` in messages of `type`, at most `per` each, into their `field`.
+template <typename T>
+void chunk(const std::vector<T>& items, size_t per, MessageType type, std::vector<T> Message::*field,
+           std::vector<Message>& out) {
+    for (size_t i = 0; i < items.size(); i += per) {
+        Message m;
+        m.header.type = type;
+        (m.*field).assign(items.begin() + i, items.begin() + std::min(items.size(), i + per));
+        out.push_back(std::move(m));
+    }
+}
+
+}  // namespace
+
 std::vector<Message> pack(const Changes& changes) {
     std::vector<Message> out;
-    for (size_t i = 0; i < changes.flows.size(); i += kFlowsPerDatagram) {
-        Message m;
-        m.header.type = MessageType::sessions;
-        m.flows.assign(changes.flows.begin() + i,
-                       changes.flows.begin() + std::min(changes.flows.size(), i + kFlowsPerDatagram));
-        out.push_back(std::move(m));
-    }
-    for (size_t i = 0; i < changes.deletes.size(); i += kDeletesPerDatagram) {
-        Message m;
-        m.header.type = MessageType::deletes;
-        m.deletes.assign(changes.deletes.begin() + i,
-                         changes.deletes.begin() + std::min(changes.deletes.size(), i + kDeletesPerDatagram));
-        out.push_back(std::move(m));
-    }
+    chunk(changes.flows, kFlowsPerDatagram, MessageType::sessions, &Message::flows, out);
+    chunk(changes.deletes, kDeletesPerDatagram, MessageType::deletes, &Message::deletes, out);
     return out;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "ha/session_maps.h"
 #include "ha/sync_protocol.h"
 
 extern "C" {
@@ -18,12 +19,6 @@ extern "C" {
 }
 
 namespace sluice::ha {
-
-struct SourceMaps {
-    int sessions_v4 = -1;
-    int sessions_v6 = -1;
-    int nat_ports = -1;
-};
 
 struct Changes {
     std::vector<FlowRecord> flows;     // created or changed, as they are now
@@ -46,10 +41,10 @@ private:
 
 // Reads each key's flow now. A key whose entry is gone becomes a delete (of
 // the initiator tuple it was given; the peer finds the flow by either).
-Changes read_changes(const SourceMaps& maps, const std::vector<FlowKey>& keys, uint64_t now_ns);
+Changes read_changes(const SessionMaps& maps, const std::vector<FlowKey>& keys, uint64_t now_ns);
 
 // Every flow of the table, for a bulk sync.
-Result<Changes> read_all(const SourceMaps& maps, uint64_t now_ns);
+Result<Changes> read_all(const SessionMaps& maps, uint64_t now_ns);
 
 // Messages of at most kFlowsPerDatagram / kDeletesPerDatagram records.
 std::vector<Message> pack(const Changes& changes);
