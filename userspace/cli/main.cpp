@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
     auto* run = app.add_subcommand("run", "load, attach and serve until SIGTERM (SIGHUP reloads)");
     run->add_option("-c,--config", config_path, "configuration file")->required();
     run->add_option("--instance", instance, "instance name");
+    std::string node;
+    run->add_option("--node", node, "which node of the config's ha: pair this is (default: /etc/sluice/node)");
 
     auto* check = app.add_subcommand("check", "validate a configuration file; print every error");
     check->add_option("-c,--config", config_path, "configuration file")->required();
@@ -61,7 +63,7 @@ int main(int argc, char** argv) {
         }
     }
 
-    if (*run) return sluice::run_daemon(sluice::RunOptions{.config_path = config_path, .instance = instance});
+    if (*run) return sluice::run_daemon(sluice::RunOptions{.config_path = config_path, .instance = instance, .node = node});
     if (*check) return sluice::cli::run_check(config_path, std::cout, std::cerr, json);
     if (*reload) return sluice::cli::reload(instance, std::cout, std::cerr);
     if (*down) return sluice::cli::down(instance, std::cout, std::cerr);

@@ -26,6 +26,11 @@ Status ConfigApplier::apply(bool initial) {
     }
     pipeline::PreparedConfig& loaded = *prepared.config;
     if (auto s = check_session_size_unchanged(loaded.parsed, dp_.session_capacity()); !s) return s;
+    // Without an agent to elect this node, its groups would stay standby
+    // and forward nothing (daemon.cpp refuses the same at start).
+    if (loaded.parsed.ha.enabled)
+        return make_error(config_path_ + ": the ha: section is checked, but this build does not run an HA pair "
+                          "yet (docs/ha.md \"Status\"); the running config stays");
     const CompiledConfig& compiled = loaded.compiled;
     auto resolved = Datapath::resolve(compiled);
     if (!resolved) return resolved.error();

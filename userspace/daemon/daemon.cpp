@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "config/load_config.h"
+#include "ha/node_identity.h"
 #include "daemon/config_applier.h"
 #include "daemon/control_server.h"
 #include "daemon/daemon_log.h"
@@ -211,6 +212,18 @@ int Daemon::run() {
     auto parsed = config::load_config(options_.config_path);
     if (!parsed) {
         std::cerr << parsed.error().message << (parsed.error().message.ends_with('\n') ? "" : "\n");
+        return 1;
+    }
+    if (auto node = ha::resolve_node(parsed.value().ha, options_.node); !node) {
+        daemon_log("not started: " + node.error().message);
+        return 1;
+    } else if (parsed.value().ha.enabled) {
+        // The datapath keeps a group standby until an agent elects the node;
+        // without the agent a node with ha: would forward nothing for its
+        // groups. Say so rather than start a node that cannot carry traffic.
+        daemon_log("not started: node " + node.value() + ": the ha: section is checked, but this build does not "
+                   "run an HA pair yet (no agent to elect a node; docs/ha.md \"Status\"); remove the section to "
+                   "run this node alone");
         return 1;
     }
     if (auto s = prepare_bpffs(); !s) {

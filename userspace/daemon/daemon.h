@@ -12,6 +12,7 @@ namespace sluice {
 struct RunOptions {
     std::string config_path;
     std::string instance = "default";
+    std::string node;   // --node: which node of the ha: pair (docs/ha.md)
 };
 
 // Returns the process exit status.
