@@ -17,14 +17,26 @@ using namespace sluice::control;
 namespace {
 
 TEST(ControlProtocol, RequestRoundTrips) {
-    for (Command c : {Command::reload, Command::status, Command::inspect_stop, Command::inspect_start}) {
-        const std::string line = encode(Request{.command = c});
+    for (Command c : {Command::reload, Command::status, Command::inspect_stop, Command::inspect_start,
+                      Command::ha_status, Command::ha_failover}) {
+        const std::string line = encode(Request{.command = c, .argument = ""});
         ASSERT_EQ(line.back(), '\n');
         auto back = decode_request(line.substr(0, line.size() - 1));
         ASSERT_TRUE(back.ok()) << back.error().message;
         EXPECT_EQ(back->command, c);
         EXPECT_EQ(back->version, kProtocolVersion);
     }
+}
+
+TEST(ControlProtocol, FailoverCarriesItsGroupAndOlderRequestsHaveNoArgument) {
+    auto back = decode_request(encode(Request{.command = Command::ha_failover, .argument = "gateway"}));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->command, Command::ha_failover);
+    EXPECT_EQ(back->argument, "gateway");
+    auto old = decode_request(R"({"version":1,"command":"status"})");
+    ASSERT_TRUE(old.ok()) << old.error().message;
+    EXPECT_EQ(old->argument, "");
+    EXPECT_FALSE(decode_request(R"({"version":1,"command":"ha-failover","argument":7})").ok());
 }
 
 TEST(ControlProtocol, ReplyRoundTripsWithProblems) {
@@ -89,7 +101,7 @@ TEST_F(ControlSocket, TheClientGetsTheHandlersReply) {
         reply.config_generation = 2;
         return reply;
     });
-    auto reply = cli::call_daemon(path_, Request{.command = Command::reload}, std::chrono::seconds(5));
+    auto reply = cli::call_daemon(path_, Request{.command = Command::reload, .argument = ""}, std::chrono::seconds(5));
     t.join();
     ASSERT_TRUE(reply.ok()) << reply.error().message;
     EXPECT_EQ(seen, Command::reload);
@@ -105,7 +117,7 @@ TEST_F(ControlSocket, AnotherProtocolVersionIsRefusedWithoutCallingTheHandler) {
         called = true;
         return Reply{};
     });
-    auto reply = cli::call_daemon(path_, Request{.version = 99, .command = Command::status}, std::chrono::seconds(5));
+    auto reply = cli::call_daemon(path_, Request{.version = 99, .command = Command::status, .argument = ""}, std::chrono::seconds(5));
     t.join();
     ASSERT_TRUE(reply.ok()) << reply.error().message;
     EXPECT_FALSE(called);

@@ -10,6 +10,8 @@
 #include <optional>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/control_client.h"
 #include "daemon/state_file.h"
 #include "loader/attach.h"
@@ -32,13 +34,14 @@ bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds lim
 // Asks the instance's daemon `command` through its control socket; the
 // reply, or nullopt with the reason printed.
 std::optional<control::Reply> ask_daemon(const std::string& instance, control::Command command,
-                                         std::chrono::seconds timeout, std::ostream& err) {
+                                         std::chrono::seconds timeout, std::ostream& err,
+                                         const std::string& argument = "") {
     if (auto s = prepare_bpffs(); !s) {
         err << "sluice: " << s.error().message << "\n";
         return std::nullopt;
     }
     const InstancePaths paths = instance_paths(instance);
-    auto reply = call_daemon(control::socket_path(paths.state_dir), control::Request{.command = command}, timeout);
+    auto reply = call_daemon(control::socket_path(paths.state_dir), control::Request{.command = command, .argument = argument}, timeout);
     if (!reply) {
         if (reply.error().code == ErrorCode::NotFound) err << "sluice: instance " << instance << " is not running\n";
         else err << "sluice: " << reply.error().message << "\n";
@@ -131,6 +134,77 @@ int down(const std::string& instance, std::ostream& out, std::ostream& err) {
     }
     if (status == 0) out << "sluice: instance " << instance << " is down (programs detached, pins removed)\n";
     return status;
+}
+
+namespace {
+
+std::string ms_text(const nlohmann::json& v) {
+    if (v.is_null()) return "never";
+    const double ms = v.get<double>();
+    char buf[32];
+    if (ms < 10000) std::snprintf(buf, sizeof(buf), "%.0f ms ago", ms);
+    else std::snprintf(buf, sizeof(buf), "%.1f s ago", ms / 1000);
+    return buf;
+}
+
+void print_ha_status(const nlohmann::json& s, std::ostream& out) {
+    const auto& peer = s.at("peer");
+    out << "node " << s.at("node").get<std::string>() << " (id " << s.at("node_id").get<int>() << "), peer "
+        << peer.at("name").get<std::string>() << " at " << peer.at("address").get<std::string>() << " over "
+        << s.at("fabric").get<std::string>() << ": " << (peer.at("alive").get<bool>() ? "alive" : "SILENT")
+        << " (fabric " << ms_text(peer.at("last_heartbeat_fabric_ms")) << ", data links "
+        << ms_text(peer.at("last_heartbeat_link_ms")) << ")"
+        << (peer.at("synced").get<bool>() ? ", its sessions received" : ", bulk sync pending") << "\n";
+    for (const auto& g : s.at("groups")) {
+        out << "group " << g.at("name").get<std::string>() << ": " << g.at("role").get<std::string>() << " (priority "
+            << g.at("priority").get<int>() << ", effective " << g.at("effective_priority").get<int>()
+            << (g.at("preempt").get<bool>() ? ", preempt" : "") << (g.at("releasing").get<bool>() ? ", handed over" : "")
+            << "), " << g.at("transitions").get<uint64_t>() << " transitions; " << g.at("why").get<std::string>()
+            << "\n  peer: " << (g.at("peer").at("active").get<bool>() ? "active" : "not active") << ", priority "
+            << g.at("peer").at("priority").get<int>() << "\n";
+    }
+    const auto& y = s.at("sync");
+    out << "sync: " << (y.at("enabled").get<bool>() ? "on" : "off") << ", backlog " << y.at("backlog") << "; sent "
+        << y.at("flows_sent") << " flows, " << y.at("deletes_sent") << " deletes in " << y.at("messages_sent")
+        << " messages (" << y.at("send_failed") << " failed, " << y.at("not_sent_no_peer")
+        << " changes while the fabric was silent, " << y.at("unmovable") << " unmovable)\n"
+        << "      received " << y.at("flows_received") << " flows (" << y.at("flows_written") << " written, "
+        << y.at("flows_refused") << " refused, " << y.at("apply_failed") << " failed), " << y.at("deletes_received")
+        << " deletes; bulk syncs: " << y.at("bulk_requests_sent") << " asked, " << y.at("bulk_ends_received")
+        << " received, " << y.at("bulk_requests_answered") << " answered\n";
+    out << "refused datagrams:";
+    for (const auto& [reason, n] : s.at("rejected").items()) out << " " << reason << " " << n;
+    out << "\n";
+}
+
+}  // namespace
+
+int ha_status(const std::string& instance, bool json, std::ostream& out, std::ostream& err) {
+    auto reply = ask_daemon(instance, control::Command::ha_status, std::chrono::seconds(10), err);
+    if (!reply) return 1;
+    if (!reply->ok) {
+        err << "sluice: " << reply->message << "\n";
+        return 1;
+    }
+    auto s = nlohmann::json::parse(reply->state, nullptr, false);
+    if (s.is_discarded()) {
+        err << "sluice: the daemon's HA status is not JSON\n";
+        return 1;
+    }
+    if (json) out << s.dump(2) << "\n";
+    else print_ha_status(s, out);
+    return 0;
+}
+
+int ha_failover(const std::string& instance, const std::string& group, std::ostream& out, std::ostream& err) {
+    auto reply = ask_daemon(instance, control::Command::ha_failover, std::chrono::seconds(10), err, group);
+    if (!reply) return 1;
+    if (!reply->ok) {
+        err << "sluice: ha failover: " << reply->message << "\n";
+        return 1;
+    }
+    out << "sluice: " << reply->message << "\n";
+    return 0;
 }
 
 }  // namespace sluice::cli

@@ -20,4 +20,10 @@ int down(const std::string& instance, std::ostream& out, std::ostream& err);
 // reply says whether it did.
 int inspect_stage(const std::string& instance, bool start, std::ostream& out, std::ostream& err);
 
+// `sluice ha status [--json]`: the HA agent's role per group, the peer, the
+// sync counters (docs/ha.md). `sluice ha failover [GROUP]`: a planned
+// switchover of GROUP (default: every group this node carries) to the peer.
+int ha_status(const std::string& instance, bool json, std::ostream& out, std::ostream& err);
+int ha_failover(const std::string& instance, const std::string& group, std::ostream& out, std::ostream& err);
+
 }  // namespace sluice::cli

@@ -52,6 +52,16 @@ int main(int argc, char** argv) {
     inspect->add_option("action", inspect_action, "stop | start")->required()->check(CLI::IsMember({"stop", "start"}));
     inspect->add_option("--instance", instance, "instance name");
 
+    auto* ha = app.add_subcommand("ha", "the HA pair: this node's roles and sync (status), a planned switchover (failover)");
+    ha->require_subcommand(1);
+    auto* ha_status = ha->add_subcommand("status", "role per group, the peer, last heartbeat, sync counters");
+    ha_status->add_option("--instance", instance, "instance name");
+    ha_status->add_flag("--json", json, "machine-readable output");
+    auto* ha_failover = ha->add_subcommand("failover", "hand GROUP (default: every group this node carries) to the peer");
+    std::string ha_group;
+    ha_failover->add_option("group", ha_group, "redundancy group (ha.groups)");
+    ha_failover->add_option("--instance", instance, "instance name");
+
     sluice::perftest::add_perf_test_commands(app);
     sluice::cluster::add_cluster_commands(app);
     sluice::bench::add_bench_commands(app);
@@ -68,6 +78,8 @@ int main(int argc, char** argv) {
     if (*reload) return sluice::cli::reload(instance, std::cout, std::cerr);
     if (*down) return sluice::cli::down(instance, std::cout, std::cerr);
     if (*inspect) return sluice::cli::inspect_stage(instance, inspect_action == "start", std::cout, std::cerr);
+    if (*ha_status) return sluice::cli::ha_status(instance, json, std::cout, std::cerr);
+    if (*ha_failover) return sluice::cli::ha_failover(instance, ha_group, std::cout, std::cerr);
     if (*show) return sluice::cli::show(what, instance, json, std::cout, std::cerr);
     return 1;
 }

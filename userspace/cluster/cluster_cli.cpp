@@ -97,10 +97,11 @@ void add_cluster_commands(CLI::App& app) {
     common(up, false);
     incus_options(up, true);
     up->add_option("--topology", opts->topology,
-                   "netns: the lab to build: cluster (LAN host, fw0, fw1, WAN host, switch, fabric), single "
+                   "netns: the lab to build: cluster (LAN host, fw0, fw1, WAN host, switch, fabric), cluster-ha "
+                   "(the same as an HA pair: the hosts route through virtual addresses, docs/ha.md), single "
                    "(LAN host, fw, WAN host), single-dmz (single plus an empty bridge dmz0 on fw)")
         ->capture_default_str()
-        ->check(CLI::IsMember({"cluster", "single", "single-dmz"}));
+        ->check(CLI::IsMember({"cluster", "cluster-ha", "single", "single-dmz"}));
     up->add_flag("--bare", opts->bare,
                  "netns: build the topology only; start neither sluice nor iperf3 (tests and benchmarks start "
                  "their own)");

@@ -114,7 +114,14 @@ Status start_sluice_on(const std::string& prefix, const std::string& node, const
     std::string ns = namespace_name(prefix, node);
     std::string log_path = cluster_state_dir(prefix) + "/" + sluice_process_name(node) + ".log";
     std::string config = cluster_config_path(prefix);
-    auto pid = spawn_detached({binary, "--netns", ns, "run", "-c", config}, log_path);
+    std::vector<std::string> argv{binary, "--netns", ns, "run", "-c", config};
+    // An HA pair runs one file on both nodes; the node's name says which it is.
+    const Topology* topology = find_topology(load_state(prefix).value("topology", std::string()));
+    if (topology && topology->ha_pair) {
+        argv.push_back("--node");
+        argv.push_back(node);
+    }
+    auto pid = spawn_detached(argv, log_path);
     if (!pid) return make_error("starting sluice on " + ns + ": " + pid.error().message);
     // The match string: the namespace and the config path are both on its command line.
     record_process(prefix, sluice_process_name(node), *pid, "--netns " + ns + " run -c " + config, log_path);
@@ -224,6 +231,25 @@ default-action: deny
 )";
 }
 
+std::string ha_cluster_config() {
+    return default_cluster_config(true) + std::string(R"(# fw0 and fw1 are an HA pair (docs/ha.md): the hosts' gateways are the
+# virtual addresses, held by whichever node is active.
+ha:
+  fabric: fab0
+  heartbeat: { interval: 20ms, hold-time: 100ms }
+  nodes:
+    fw0: { id: 1, fabric-address: )") + kFw0Fabric4 + R"( }
+    fw1: { id: 2, fabric-address: )" + kFw1Fabric4 + R"( }
+  groups:
+    gateway:
+      priority: { fw0: 200, fw1: 100 }
+      preempt: true
+      interfaces:
+        lan0: { virtual-mac: ")" + kLanVmac + R"(", addresses: [)" + kLanVip4 + R"(/24, ")" + kLanVip6 + R"(/64"] }
+        wan0: { virtual-mac: ")" + kWanVmac + R"(", addresses: [)" + kWanVip4 + R"(/24, ")" + kWanVip6 + R"(/64"] }
+)";
+}
+
 Status cluster_up(const NetnsClusterOptions& options, std::ostream& log) {
     const std::string& p = options.prefix;
     if (auto s = validate_prefix(p); !s) return s;
@@ -258,7 +284,7 @@ Status cluster_up(const NetnsClusterOptions& options, std::ostream& log) {
         std::ofstream out(cluster_config_path(p));
         bool fabric = std::any_of(topology->links.begin(), topology->links.end(),
                                   [](const Topology::Link& l) { return l.a_dev == "fab0"; });
-        out << default_cluster_config(fabric);
+        out << (topology->ha_pair ? ha_cluster_config() : default_cluster_config(fabric));
         if (!out) return make_error("cannot write " + cluster_config_path(p));
     }
 

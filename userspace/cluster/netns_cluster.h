@@ -38,6 +38,8 @@ std::string cluster_state_path(const std::string& prefix);                      
 // The sluice config both firewalls run (lan0 trust, wan0 untrust, fab0 fabric
 // when the topology has a fabric; trust -> untrust permit; untrust -> trust deny).
 std::string default_cluster_config(bool with_fabric = true);
+// The same, with the ha: section that makes fw0 and fw1 a pair (cluster-ha).
+std::string ha_cluster_config();
 
 // Builds the cluster. Fails (changing nothing) if any of its namespaces or its
 // state dir exists already: run `sluice cluster down --prefix P` first. On a

@@ -7,6 +7,8 @@
 //   cluster  P-lan-host eth0 ── br-lan (P-switch) ──┬── lan0 P-fw0 wan0 ──┬── br-wan (P-switch) ── eth0 P-wan-host
 //                                                   └── lan0 P-fw1 wan0 ──┘
 //                                          P-fw0 fab0 ───── fab0 P-fw1
+//   cluster-ha  the cluster, the hosts routed through the pair's virtual
+//            addresses (an HA pair, docs/ha.md: sluice runs there with --node)
 //   bpf-test P-fw: lan0 <-> lan0p, wan0 <-> wan0p (both ends inside), permanent
 //            neighbours for the LAN and WAN hosts (BPF_PROG_TEST_RUN's FIB lookups)
 //
@@ -41,6 +43,14 @@ inline constexpr const char* kFw0Fabric4 = "198.18.2.1";
 inline constexpr const char* kFw1Fabric4 = "198.18.2.2";
 inline constexpr const char* kFw0Fabric6 = "2001:2:0:2::1";
 inline constexpr const char* kFw1Fabric6 = "2001:2:0:2::2";
+// The HA pair's virtual gateway addresses (cluster-ha): whichever node is
+// active holds them, with the virtual MACs below.
+inline constexpr const char* kLanVip4 = "198.18.1.254";
+inline constexpr const char* kLanVip6 = "2001:2:0:1::fe";
+inline constexpr const char* kWanVip4 = "198.18.100.254";
+inline constexpr const char* kWanVip6 = "2001:2:0:100::fe";
+inline constexpr const char* kLanVmac = "02:53:4c:00:01:01";
+inline constexpr const char* kWanVmac = "02:53:4c:00:01:02";
 inline constexpr const char* kLanNet4 = "198.18.1.0/24";
 inline constexpr const char* kLanNet6 = "2001:2:0:1::/64";
 // The bpf-test topology's permanent neighbours (no host answers ARP there).
@@ -82,6 +92,10 @@ struct Topology {
     std::string probe_from;
     std::vector<std::string> probe_targets;
     std::string server_node;  // where `cluster up` starts iperf3 -s ("" = nowhere)
+    // The firewalls are an HA pair: the hosts route through virtual addresses
+    // that exist only once sluice has elected a node, so the probe runs only
+    // after sluice starts, and each node is started with --node NAME.
+    bool ha_pair = false;
 
     std::vector<std::string> firewall_nodes() const;
     std::vector<std::string> node_names() const;
@@ -89,6 +103,7 @@ struct Topology {
 
 const Topology& single_topology();    // LAN host, one firewall, WAN host
 const Topology& cluster_topology();   // the two-node cluster with its switch and fabric
+const Topology& cluster_ha_topology();  // the same, the hosts routed through the HA pair's virtual addresses
 const Topology& single_dmz_topology();  // single plus an empty bridge dmz0 on the firewall (attach-mode tests)
 const Topology& bpf_test_topology();  // one namespace for BPF_PROG_TEST_RUN (tests/support/netns_fixture)
 

@@ -137,6 +137,24 @@ Result<CompiledHostInbound> compile_host_inbound(const config::Config& config, u
         }
         out.zones.push_back(std::move(cz));
     }
+    // The HA pair's heartbeats and session sync (docs/ha.md): UDP ha.port in
+    // the fabric interface's zone, whatever its host-inbound list says. The
+    // agent's socket is connected to the peer's fabric address, so only the
+    // peer's datagrams reach it.
+    if (config.ha.enabled) {
+        const uint32_t id = static_cast<uint32_t>(out.services.size());
+        out.services.push_back({id, "ha-sync", "the HA peer's heartbeats and session sync (ha.port, fabric zone)"});
+        HostServiceMatch m{config::kProtoUdp, {{config.ha.port, config.ha.port}}};
+        builder.add(0, m, id);
+        for (const auto& itf : config.interfaces) {
+            if (itf.name != config.ha.fabric) continue;
+            for (auto& cz : out.zones)
+                if (cz.zone == itf.zone.name) {
+                    builder.add(cz.zone_id, m, id);
+                    cz.services.push_back(id);
+                }
+        }
+    }
     out.entries = builder.take();
     return out;
 }

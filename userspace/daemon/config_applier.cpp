@@ -4,6 +4,7 @@
 
 #include "daemon/daemon_log.h"
 #include "daemon/session_size_change.h"
+#include "ha/config_hash.h"
 #include "loader/punt_tables.h"
 #include "pipeline/prepare.h"
 
@@ -26,11 +27,14 @@ Status ConfigApplier::apply(bool initial) {
     }
     pipeline::PreparedConfig& loaded = *prepared.config;
     if (auto s = check_session_size_unchanged(loaded.parsed, dp_.session_capacity()); !s) return s;
-    // Without an agent to elect this node, its groups would stay standby
-    // and forward nothing (daemon.cpp refuses the same at start).
-    if (loaded.parsed.ha.enabled)
-        return make_error(config_path_ + ": the ha: section is checked, but this build does not run an HA pair "
-                          "yet (docs/ha.md \"Status\"); the running config stays");
+    // The HA agent runs the section it started with: its sockets, groups and
+    // virtual addresses. Changing it under a running pair is a restart.
+    const std::optional<uint32_t> ha = loaded.parsed.ha.enabled ? std::optional(ha::config_hash(loaded.parsed.ha))
+                                                                 : std::nullopt;
+    if (!initial && ha != ha_hash_)
+        return make_error(config_path_ + ": the ha: section differs from the one this node started with; a reload "
+                          "cannot change it (restart the node: `sluice down`, then `sluice run`); the running config "
+                          "stays");
     const CompiledConfig& compiled = loaded.compiled;
     auto resolved = Datapath::resolve(compiled);
     if (!resolved) return resolved.error();
@@ -53,6 +57,7 @@ Status ConfigApplier::apply(bool initial) {
         daemon_log("reload: inspection stage: " + s.error().message);
     }
     applied_ = std::move(loaded.compiled);
+    ha_hash_ = ha;
     nat_.adopt(std::move(loaded.parsed.nat), std::move(resolved.value()));
     return {};
 }

@@ -5,6 +5,8 @@
 // while preparing changes nothing (docs/design.md "Applying a config").
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,7 @@ private:
     InspectionHost& inspection_;
     NatAddressSync& nat_;
     CompiledConfig applied_;
+    std::optional<uint32_t> ha_hash_;  // the ha: section it started with (none: no section)
     std::vector<config::Diagnostic> problems_;
     std::vector<std::string> warnings_;
 };

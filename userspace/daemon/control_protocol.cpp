@@ -7,7 +7,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr Command kCommands[] = {Command::reload, Command::status, Command::inspect_stop, Command::inspect_start};
+constexpr Command kCommands[] = {Command::reload,        Command::status,    Command::inspect_stop,
+                                 Command::inspect_start, Command::ha_status, Command::ha_failover};
 
 // A field the schema requires, of the type it requires; an Error naming it otherwise.
 template <typename T>
@@ -34,12 +35,16 @@ const char* command_name(Command command) {
     case Command::status: return "status";
     case Command::inspect_stop: return "inspect-stop";
     case Command::inspect_start: return "inspect-start";
+    case Command::ha_status: return "ha-status";
+    case Command::ha_failover: return "ha-failover";
     }
     return "?";
 }
 
 std::string encode(const Request& request) {
-    return json{{"version", request.version}, {"command", command_name(request.command)}}.dump() + "\n";
+    return json{{"version", request.version}, {"command", command_name(request.command)}, {"argument", request.argument}}
+               .dump() +
+           "\n";
 }
 
 std::string encode(const Reply& reply) {
@@ -64,8 +69,15 @@ Result<Request> decode_request(std::string_view line) {
     if (!version) return version.error();
     auto name = field<std::string>(*j, "command");
     if (!name) return name.error();
+    // "argument" arrived with the HA commands; a request without one has none.
+    std::string argument;
+    if (j->contains("argument")) {
+        auto a = field<std::string>(*j, "argument");
+        if (!a) return a.error();
+        argument = *a;
+    }
     for (Command c : kCommands)
-        if (*name == command_name(c)) return Request{*version, c};
+        if (*name == command_name(c)) return Request{*version, c, argument};
     return make_error("unknown control command \"" + *name + "\"");
 }
 

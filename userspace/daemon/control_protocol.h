@@ -24,6 +24,8 @@ enum class Command {
     status,         // the published state (state.json's content)
     inspect_stop,   // take the inspection stage down (punted flows get their fail-mode)
     inspect_start,  // bring it back
+    ha_status,      // the HA agent's state (reply.state: JSON text)
+    ha_failover,    // planned switchover of `argument` ("" = every group this node carries)
 };
 
 const char* command_name(Command command);
@@ -31,6 +33,7 @@ const char* command_name(Command command);
 struct Request {
     int version = kProtocolVersion;
     Command command = Command::status;
+    std::string argument;  // ha_failover: the group; "" otherwise
 };
 
 // One problem of a refused config, as `sluice check --json` reports it.
@@ -49,7 +52,7 @@ struct Reply {
     std::string message;            // what happened, or why not
     std::vector<Problem> problems;  // reload: every problem of a refused file
     uint64_t config_generation = 0; // reload: the generation now active
-    std::string state;              // status: the published state, JSON text
+    std::string state;              // status: the published state; ha_status: the agent's; JSON text
 };
 
 std::string encode(const Request& request);

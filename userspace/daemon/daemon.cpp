@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "config/load_config.h"
+#include "ha/agent.h"
 #include "ha/node_identity.h"
 #include "daemon/config_applier.h"
 #include "daemon/control_server.h"
@@ -43,6 +44,7 @@ struct Parts {
     InspectionHost inspection;           // the inspection stage and ruleset ids
     NatAddressSync nat;                  // nat_ifaddrs and accept_local
     ConfigApplier applier;               // config file -> all of the above
+    std::unique_ptr<ha::Agent> agent;    // the HA pair's agent, when the file has ha:
 };
 
 class Daemon {
@@ -59,7 +61,13 @@ private:
     void shut_down();
     void serve();
 
+    Status start_agent();
+    control::Reply ha_status();
+    control::Reply ha_failover(const std::string& group);
+
     RunOptions options_;
+    std::string node_;       // this node's name in the ha: pair ("" without one)
+    config::Ha ha_;          // the ha: section as started (a reload cannot change it)
     InstancePaths paths_;
     std::unique_ptr<Parts> parts_;
     std::unique_ptr<control::ControlServer> control_;
@@ -134,11 +142,50 @@ control::Reply Daemon::hold_stage(bool hold) {
     return reply;
 }
 
+Status Daemon::start_agent() {
+    if (!ha_.enabled) return {};
+    // Which group each zone's traffic belongs to, from the interfaces the
+    // datapath binds (a zone without a group's interface has none).
+    std::map<uint16_t, uint8_t> zone_groups;
+    for (const auto& itf : parts_->applier.applied().interfaces)
+        if (itf.ha_group) zone_groups[itf.zone_id] = itf.ha_group;
+    auto agent = ha::Agent::start(ha_, node_, *parts_->datapath, std::move(zone_groups),
+                                  static_cast<uint16_t>(parts_->applier.applied().zones.size()));
+    if (!agent) return agent.error();
+    parts_->agent = std::move(agent.value());
+    return {};
+}
+
+control::Reply Daemon::ha_status() {
+    control::Reply reply;
+    if (!parts_->agent) {
+        reply.message = "instance " + options_.instance + " runs no HA pair (its config has no ha: section)";
+        return reply;
+    }
+    reply.ok = true;
+    reply.state = parts_->agent->status().dump();
+    return reply;
+}
+
+control::Reply Daemon::ha_failover(const std::string& group) {
+    control::Reply reply;
+    if (!parts_->agent) {
+        reply.message = "instance " + options_.instance + " runs no HA pair (its config has no ha: section)";
+        return reply;
+    }
+    auto r = parts_->agent->failover(group);
+    reply.ok = r.ok();
+    reply.message = r ? r.value() : r.error().message;
+    return reply;
+}
+
 control::Reply Daemon::answer(const control::Request& request) {
     switch (request.command) {
     case control::Command::reload: return reload();
     case control::Command::inspect_stop: return hold_stage(true);
     case control::Command::inspect_start: return hold_stage(false);
+    case control::Command::ha_status: return ha_status();
+    case control::Command::ha_failover: return ha_failover(request.argument);
     case control::Command::status: break;
     }
     control::Reply reply;
@@ -148,6 +195,7 @@ control::Reply Daemon::answer(const control::Request& request) {
 }
 
 void Daemon::shut_down() {
+    if (parts_->agent) parts_->agent->stop();  // the peer takes the groups over at once
     parts_->inspection.stop();
     parts_->attachments.detach_all();
 }
@@ -170,11 +218,22 @@ void Daemon::serve() {
         parts_->nat.refresh();  // an address that changed before the watcher subscribed
     SessionGc gc(dp.map_fd("sessions_v4"), dp.map_fd("sessions_v6"), dp.map_fd("runtime_cfg"), dp.map_fd("stats"),
                  dp.map_fd(SLUICE_MAP_NAT_PORTS), dp.map_fd(SLUICE_MAP_SRC_RELEASED));
+    ha::Agent* agent = parts_->agent.get();
+    if (agent) gc.on_removed([agent](const SessionEntry& e) { agent->flow_expired(e); });
+    std::vector<pollfd> fds;
     for (;;) {
-        pollfd fds[3] = {{sfd, POLLIN, 0},
-                         {watcher ? watcher.value()->fd() : -1, POLLIN, 0},
-                         {control_ ? control_->fd() : -1, POLLIN, 0}};
-        int n = poll(fds, 3, 1000);
+        const int timeout_ms = agent ? std::min(1000, agent->tick()) : 1000;
+        fds = {{sfd, POLLIN, 0},
+               {watcher ? watcher.value()->fd() : -1, POLLIN, 0},
+               {control_ ? control_->fd() : -1, POLLIN, 0}};
+        if (agent)
+            for (int fd : agent->fds()) fds.push_back({fd, POLLIN, 0});
+        int n = poll(fds.data(), fds.size(), timeout_ms);
+        if (n > 0 && agent) {
+            bool readable = false;
+            for (size_t i = 3; i < fds.size(); ++i) readable |= (fds[i].revents & POLLIN) != 0;
+            if (readable) agent->on_readable();
+        }
         if (n > 0 && (fds[2].revents & POLLIN)) {
             if (auto s = control_->serve_one([this](const control::Request& r) { return answer(r); }); !s)
                 daemon_log(s.error().message);
@@ -202,7 +261,9 @@ void Daemon::serve() {
             }
             if (watcher.value()->addresses_changed()) parts_->nat.refresh();
         }
-        if (auto r = gc.maybe_collect(coarse_now_ns()); !r) daemon_log("session GC: " + r.error().message);
+        // A standby leaves expiry to the active node, whose deletes it receives.
+        if (!agent || !agent->gc_on_hold())
+            if (auto r = gc.maybe_collect(coarse_now_ns()); !r) daemon_log("session GC: " + r.error().message);
         parts_->inspection.check_load();
     }
 }
@@ -217,14 +278,9 @@ int Daemon::run() {
     if (auto node = ha::resolve_node(parsed.value().ha, options_.node); !node) {
         daemon_log("not started: " + node.error().message);
         return 1;
-    } else if (parsed.value().ha.enabled) {
-        // The datapath keeps a group standby until an agent elects the node;
-        // without the agent a node with ha: would forward nothing for its
-        // groups. Say so rather than start a node that cannot carry traffic.
-        daemon_log("not started: node " + node.value() + ": the ha: section is checked, but this build does not "
-                   "run an HA pair yet (no agent to elect a node; docs/ha.md \"Status\"); remove the section to "
-                   "run this node alone");
-        return 1;
+    } else {
+        node_ = node.value();
+        ha_ = parsed.value().ha;
     }
     if (auto s = prepare_bpffs(); !s) {
         daemon_log(s.error().message);
@@ -254,6 +310,12 @@ int Daemon::run() {
     }
     parts_ = std::make_unique<Parts>(std::move(dp.value()), options_.config_path, paths_);
     if (auto s = parts_->applier.apply(true); !s) {
+        daemon_log("not started: " + s.error().message);
+        shut_down();
+        if (fresh_pins) (void)remove_pins(paths_.pin_dir);
+        return 1;
+    }
+    if (auto s = start_agent(); !s) {
         daemon_log("not started: " + s.error().message);
         shut_down();
         if (fresh_pins) (void)remove_pins(paths_.pin_dir);

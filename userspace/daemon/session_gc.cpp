@@ -86,6 +86,10 @@ Result<size_t> SessionGc::collect(uint64_t now) {
         // Only after both entries are gone: a packet of this flow arriving in
         // between still finds its session and never a free port.
         if (auto s = release(f); !s) return s.error();
+        if (on_removed_) {
+            on_removed_(*f.entry);
+            if (f.peer) on_removed_(*f.peer);
+        }
     }
     if (auto s = release_sources(plan.expired); !s) return s.error();
     uint64_t next_due = plan.next_due_ns;

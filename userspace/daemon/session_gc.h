@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "common/result.h"
@@ -16,6 +17,7 @@
 namespace sluice {
 
 struct ExpiredFlow;
+struct SessionEntry;
 
 class SessionGc {
 public:
@@ -28,6 +30,9 @@ public:
     // Walks unconditionally.
     Result<size_t> collect(uint64_t now_ns);
     uint64_t walks() const { return walks_; }
+    // Called for each entry removed (both of a flow), after it is gone: the
+    // HA agent tells the standby.
+    void on_removed(std::function<void(const SessionEntry&)> f) { on_removed_ = std::move(f); }
 
 private:
     Status release(const ExpiredFlow& flow);
@@ -37,6 +42,7 @@ private:
     uint64_t next_due_ns_ = 0;
     uint64_t last_created_ = UINT64_MAX;
     uint64_t walks_ = 0;
+    std::function<void(const SessionEntry&)> on_removed_;
 };
 
 }  // namespace sluice
