@@ -108,6 +108,10 @@ Topology make_cluster_ha() {
                 {"wan-host", kLanNet4, kWanVip4},
                 {"wan-host", kLanNet6, kWanVip6}};
     t.ha_pair = true;
+    // A node whose links go down and up again keeps its IPv6 addresses, as
+    // IPv4 does (the failover tests take a node's links down).
+    for (auto& n : t.nodes)
+        if (n.firewall) n.sysctls.push_back("net.ipv6.conf.all.keep_addr_on_down=1");
     return t;
 }
 

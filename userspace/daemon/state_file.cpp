@@ -32,6 +32,15 @@ Result<state::PublishedState> read_state(const std::string& path) {
     return state;
 }
 
-bool process_alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+bool process_alive(int pid) {
+    if (pid <= 0 || (kill(pid, 0) != 0 && errno != EPERM)) return false;
+    // A killed daemon stays a zombie until its parent reaps it; it holds
+    // nothing, so a node restarted at once (kill -9, then run) may start.
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    const auto close = line.rfind(')');
+    return close == std::string::npos || close + 2 >= line.size() || (line[close + 2] != 'Z' && line[close + 2] != 'X');
+}
 
 }  // namespace sluice

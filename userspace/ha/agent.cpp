@@ -106,7 +106,8 @@ Result<std::unique_ptr<Agent>> Agent::start(const config::Ha& ha, const std::str
     }
     a->ring_ = ring_buffer__new(datapath.map_fd(SLUICE_MAP_HA_EVENTS), &Agent::on_event, a.get(), nullptr);
     if (!a->ring_) return errno_error("HA: cannot read the " SLUICE_MAP_HA_EVENTS " ring buffer", errno);
-    a->next_heartbeat_ns_ = now;
+    a->heartbeat(now);
+    a->beat_thread_ = std::thread([p = a.get()] { p->beat_loop(); });
     log("node " + self->name + " (id " + std::to_string(self->id) + "), peer " + peer->name + " at " +
         peer->fabric_address.text + " over " + ha.fabric + ", " + std::to_string(a->groups_.size()) +
         (a->groups_.size() == 1 ? " group" : " groups") + "; every group standby until elected");
@@ -114,7 +115,50 @@ Result<std::unique_ptr<Agent>> Agent::start(const config::Ha& ha, const std::str
 }
 
 Agent::~Agent() {
+    {
+        std::lock_guard<std::mutex> lock(beat_mu_);
+        beat_quit_ = true;
+    }
+    beat_cv_.notify_all();
+    if (beat_thread_.joinable()) beat_thread_.join();
     if (ring_) ring_buffer__free(ring_);
+}
+
+std::vector<GroupHeartbeat> Agent::beat_groups() const {
+    std::vector<GroupHeartbeat> out;
+    for (const auto& g : groups_) {
+        GroupHeartbeat h;
+        h.group = g.config->id;
+        h.priority = stopped_ ? 0 : effective_priority(g);
+        h.active = g.role == Role::active;
+        h.flags = g.releasing ? kGroupReleasing : 0;
+        out.push_back(h);
+    }
+    return out;
+}
+
+std::vector<uint8_t> Agent::heartbeat_datagram(const std::vector<GroupHeartbeat>& groups) {
+    Message m = header(MessageType::heartbeat);
+    m.heartbeat.groups = groups;
+    return encode(m);
+}
+
+void Agent::beat_loop() {
+    const auto interval = ha_.heartbeat_interval;
+    std::unique_lock<std::mutex> lock(beat_mu_);
+    while (!beat_quit_) {
+        if (beat_cv_.wait_for(lock, interval, [this] { return beat_quit_; })) break;
+        std::vector<GroupHeartbeat> groups = beat_state_;
+        lock.unlock();
+        // Priorities now, not as of the last role change: a monitored link
+        // that went down must reach the peer within one interval.
+        for (size_t i = 0; i < groups.size() && i < groups_.size(); ++i)
+            if (groups[i].priority != 0) groups[i].priority = effective_priority(groups_[i]);
+        const auto bytes = heartbeat_datagram(groups);
+        if (fabric_->send(bytes)) heartbeats_sent_ += 1;
+        for (auto& l : links_) (void)l->send(bytes);
+        lock.lock();
+    }
 }
 
 std::vector<int> Agent::fds() const {
@@ -179,7 +223,7 @@ Message Agent::header(MessageType type) {
     Message m;
     m.header.type = type;
     m.header.node_id = self_.id;
-    m.header.seq = ++seq_;
+    m.header.seq = seq_.fetch_add(1) + 1;
     m.header.config_hash = hash_;
     m.header.boot_id = boot_id_;
     return m;
@@ -193,20 +237,15 @@ void Agent::send(const Message& m) {
     }
 }
 
-void Agent::heartbeat(uint64_t now) {
-    Message m = header(MessageType::heartbeat);
-    for (const auto& g : groups_) {
-        GroupHeartbeat h;
-        h.group = g.config->id;
-        h.priority = stopped_ ? 0 : effective_priority(g);
-        h.active = g.role == Role::active;
-        h.flags = g.releasing ? kGroupReleasing : 0;
-        m.heartbeat.groups.push_back(h);
+void Agent::heartbeat(uint64_t) {
+    std::vector<GroupHeartbeat> groups = beat_groups();
+    {
+        std::lock_guard<std::mutex> lock(beat_mu_);
+        beat_state_ = groups;
     }
-    const auto bytes = encode(m);
-    if (fabric_->send(bytes)) counters_.heartbeats_sent += 1;
+    const auto bytes = heartbeat_datagram(groups);
+    if (fabric_->send(bytes)) heartbeats_sent_ += 1;
     for (auto& l : links_) (void)l->send(bytes);
-    next_heartbeat_ns_ = now + static_cast<uint64_t>(ha_.heartbeat_interval.count()) * kMs;
 }
 
 void Agent::set_sync(bool on) {
@@ -466,8 +505,11 @@ bool Agent::gc_on_hold() const {
 }
 
 int Agent::tick() {
-    const uint64_t now = monotonic_ns();
     if (stopped_) return 1000;
+    // What arrived while the loop was busy first: a heartbeat queued during
+    // a reload is not a silent peer.
+    on_readable();
+    const uint64_t now = monotonic_ns();
     const uint64_t hold = static_cast<uint64_t>(ha_.hold_time.count()) * kMs;
     const bool fabric_alive = peer_.fabric_ns != 0 && now - peer_.fabric_ns < hold;
     if (fabric_alive != peer_.fabric_alive) {
@@ -475,8 +517,6 @@ int Agent::tick() {
         peer_.fabric_alive = fabric_alive;
         if (!fabric_alive) set_sync(false);
     }
-    drain_events(now);
-    if (now >= next_heartbeat_ns_) heartbeat(now);
     elect(now);
     for (auto& g : groups_)
         if (g.role == Role::active && g.announcements_left > 0 && now >= g.next_announce_ns) {
@@ -484,7 +524,8 @@ int Agent::tick() {
             g.announcements_left -= 1;
             g.next_announce_ns = now + kAnnouncementGapNs;
         }
-    uint64_t next = next_heartbeat_ns_;
+    // Elections need a look at least every interval (hold-time expiry).
+    uint64_t next = now + static_cast<uint64_t>(ha_.heartbeat_interval.count()) * kMs;
     for (const auto& g : groups_)
         if (g.announcements_left > 0) next = std::min(next, g.next_announce_ns);
     const uint64_t t = monotonic_ns();
@@ -561,6 +602,7 @@ nlohmann::json Agent::status() const {
         rejected[to_string(static_cast<RejectReason>(i))] = counters_.rejected[i];
     rejected["wrong-node"] = counters_.rejected_wrong_node;
     rejected["config-mismatch"] = counters_.rejected_config_mismatch;
+    rejected["not-from-peer"] = fabric_->not_from_peer();
     const AgentCounters& c = counters_;
     return {{"node", self_.name},
             {"node_id", self_.id},
@@ -574,7 +616,7 @@ nlohmann::json Agent::status() const {
                       {"last_heartbeat_link_ms", ago(peer_.link_ns)},
                       {"synced", peer_.synced}}},
             {"groups", groups},
-            {"heartbeats", {{"sent", c.heartbeats_sent}, {"received_fabric", c.heartbeats_fabric},
+            {"heartbeats", {{"sent", heartbeats_sent_.load()}, {"received_fabric", c.heartbeats_fabric},
                             {"received_link", c.heartbeats_link}}},
             {"sync", {{"enabled", sync_on_},
                       {"backlog", changed_.size()},

@@ -8,9 +8,13 @@
 // on_readable() and tick(); nothing here blocks.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -32,7 +36,7 @@ struct ring_buffer;
 namespace sluice::ha {
 
 struct AgentCounters {
-    uint64_t heartbeats_sent = 0, heartbeats_fabric = 0, heartbeats_link = 0;
+    uint64_t heartbeats_fabric = 0, heartbeats_link = 0;
     uint64_t events = 0;            // ha_events records read
     uint64_t flows_sent = 0, deletes_sent = 0, messages_sent = 0, send_failed = 0;
     uint64_t unmovable = 0;         // flows that stay on this node (inspected, spliced, SYN proxy)
@@ -110,7 +114,15 @@ private:
 
     uint8_t effective_priority(const Group& g) const;
     bool peer_alive(uint64_t now) const;
+    // Sends a heartbeat now (a role changed) and gives the beat thread the
+    // groups' new state.
     void heartbeat(uint64_t now);
+    std::vector<uint8_t> heartbeat_datagram(const std::vector<GroupHeartbeat>& groups);
+    std::vector<GroupHeartbeat> beat_groups() const;
+    // The beat thread: heartbeats every interval even while the daemon's
+    // loop is busy (a reload compiling, a bulk sync), so a busy node is
+    // never taken for a dead one.
+    void beat_loop();
     void elect(uint64_t now);
     void set_role(Group& g, const Decision& d, uint64_t now);
     void handle(const std::vector<uint8_t>& datagram, bool from_fabric, uint64_t now);
@@ -141,8 +153,15 @@ private:
     ChangedKeys changed_;
     std::vector<Group> groups_;
     Peer peer_;
-    uint32_t hash_ = 0, boot_id_ = 0, seq_ = 0;
-    uint64_t started_ns_ = 0, next_heartbeat_ns_ = 0;
+    uint32_t hash_ = 0, boot_id_ = 0;
+    std::atomic<uint32_t> seq_{0};
+    std::atomic<uint64_t> heartbeats_sent_{0};
+    uint64_t started_ns_ = 0;
+    std::mutex beat_mu_;
+    std::condition_variable beat_cv_;
+    std::vector<GroupHeartbeat> beat_state_;  // what the beat thread sends (priority filled in there)
+    bool beat_quit_ = false;
+    std::thread beat_thread_;
     bool sync_on_ = false;
     bool stopped_ = false;
     AgentCounters counters_;

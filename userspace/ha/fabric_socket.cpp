@@ -30,6 +30,18 @@ socklen_t fill(const config::HaAddress& a, uint16_t port, sockaddr_storage& ss) 
     return sizeof(sockaddr_in6);
 }
 
+bool same_endpoint(const sockaddr_storage& a, const sockaddr_storage& b) {
+    if (a.ss_family != b.ss_family) return false;
+    if (a.ss_family == AF_INET) {
+        const auto& x = reinterpret_cast<const sockaddr_in&>(a);
+        const auto& y = reinterpret_cast<const sockaddr_in&>(b);
+        return x.sin_port == y.sin_port && x.sin_addr.s_addr == y.sin_addr.s_addr;
+    }
+    const auto& x = reinterpret_cast<const sockaddr_in6&>(a);
+    const auto& y = reinterpret_cast<const sockaddr_in6&>(b);
+    return x.sin6_port == y.sin6_port && std::memcmp(&x.sin6_addr, &y.sin6_addr, 16) == 0;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<FabricSocket>> FabricSocket::open(const std::string& interface, const config::HaAddress& self,
@@ -54,9 +66,8 @@ Result<std::unique_ptr<FabricSocket>> FabricSocket::open(const std::string& inte
         return errno_error("HA fabric: cannot bind " + self.text + " port " + std::to_string(port) +
                                " (is the address on " + interface + "?)",
                            errno);
-    len = fill(peer, port, remote);
-    if (connect(s->fd_, reinterpret_cast<sockaddr*>(&remote), len) != 0)
-        return errno_error("HA fabric: cannot connect to the peer " + peer.text, errno);
+    s->peer_len_ = fill(peer, port, remote);
+    s->peer_ = remote;
     return s;
 }
 
@@ -65,7 +76,8 @@ FabricSocket::~FabricSocket() {
 }
 
 bool FabricSocket::send(const std::vector<uint8_t>& datagram) {
-    if (::send(fd_, datagram.data(), datagram.size(), MSG_DONTWAIT) == static_cast<ssize_t>(datagram.size()))
+    if (sendto(fd_, datagram.data(), datagram.size(), MSG_DONTWAIT, reinterpret_cast<const sockaddr*>(&peer_),
+               peer_len_) == static_cast<ssize_t>(datagram.size()))
         return true;
     last_errno_ = errno;
     return false;
@@ -74,15 +86,19 @@ bool FabricSocket::send(const std::vector<uint8_t>& datagram) {
 std::vector<uint8_t> FabricSocket::receive() {
     std::vector<uint8_t> buf(kMaxDatagramReceive);
     for (;;) {
-        ssize_t n = recv(fd_, buf.data(), buf.size(), MSG_DONTWAIT);
+        sockaddr_storage from{};
+        socklen_t from_len = sizeof(from);
+        ssize_t n = recvfrom(fd_, buf.data(), buf.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &from_len);
         if (n >= 0) {
-            buf.resize(static_cast<size_t>(n));
+            if (!same_endpoint(from, peer_)) {
+                not_from_peer_ += 1;
+                continue;
+            }
             if (n == 0) continue;  // an empty datagram says nothing
+            buf.resize(static_cast<size_t>(n));
             return buf;
         }
-        // ECONNREFUSED: an ICMP error for an earlier send (the peer's agent is
-        // not running); it says nothing about what is queued next.
-        if (errno == ECONNREFUSED || errno == EINTR) continue;
+        if (errno == EINTR) continue;
         return {};
     }
 }
