@@ -143,7 +143,16 @@ control::Reply Daemon::hold_stage(bool hold) {
 }
 
 Status Daemon::start_agent() {
-    if (!ha_.enabled) return {};
+    if (!ha_.enabled) {
+        // Pins kept from a run with ha: may still ask for flow events; nobody reads them now.
+        runtime_config cfg{};
+        const int fd = parts_->datapath->map_fd("runtime_cfg");
+        if (read_runtime_config(fd, cfg) && cfg.ha_sync) {
+            cfg.ha_sync = 0;
+            return write_runtime_config(fd, cfg);
+        }
+        return {};
+    }
     // Which group each zone's traffic belongs to, from the interfaces the
     // datapath binds (a zone without a group's interface has none).
     std::map<uint16_t, uint8_t> zone_groups;

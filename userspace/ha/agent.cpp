@@ -106,6 +106,9 @@ Result<std::unique_ptr<Agent>> Agent::start(const config::Ha& ha, const std::str
     }
     a->ring_ = ring_buffer__new(datapath.map_fd(SLUICE_MAP_HA_EVENTS), &Agent::on_event, a.get(), nullptr);
     if (!a->ring_) return errno_error("HA: cannot read the " SLUICE_MAP_HA_EVENTS " ring buffer", errno);
+    // Flow events on while the agent runs: changes the fabric cannot carry
+    // are counted (not_sent_no_peer) and repaired by the next bulk sync.
+    a->set_sync(true);
     a->heartbeat(now);
     a->beat_thread_ = std::thread([p = a.get()] { p->beat_loop(); });
     log("node " + self->name + " (id " + std::to_string(self->id) + "), peer " + peer->name + " at " +
@@ -407,7 +410,6 @@ void Agent::on_heartbeat(const Message& m, bool from_fabric, uint64_t now) {
         counters_.bulk_requests_sent += 1;
         peer_.bulk_requested_ns = now;
     }
-    if (from_fabric) set_sync(true);
     elect(now);
 }
 
@@ -515,7 +517,6 @@ int Agent::tick() {
     if (fabric_alive != peer_.fabric_alive) {
         log(std::string("fabric to ") + peer_.node->name + (fabric_alive ? " is up" : " is silent: session sync stops"));
         peer_.fabric_alive = fabric_alive;
-        if (!fabric_alive) set_sync(false);
     }
     elect(now);
     for (auto& g : groups_)
