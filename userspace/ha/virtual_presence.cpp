@@ -81,6 +81,18 @@ Status unsolicited_na(const std::string& ifname, int ifindex, const Mac& mac, co
     return {};
 }
 
+// The address as an rtnetlink object on `ifindex` (the caller puts it).
+rtnl_addr* address_object(int ifindex, const config::HaAddress& a) {
+    rtnl_addr* ra = rtnl_addr_alloc();
+    const bool v4 = a.family == config::Family::ipv4;
+    nl_addr* local = nl_addr_build(v4 ? AF_INET : AF_INET6, a.addr.data(), v4 ? 4 : 16);
+    nl_addr_set_prefixlen(local, a.length);
+    rtnl_addr_set_ifindex(ra, ifindex);
+    rtnl_addr_set_local(ra, local);
+    nl_addr_put(local);  // ra holds its own reference
+    return ra;
+}
+
 }  // namespace
 
 std::string mac_text(const Mac& m) {
@@ -144,17 +156,11 @@ Status VirtualPresence::take() {
             if (auto s = set_mac(itf.name, itf.virtual_mac); !s) return s;
         const int ifindex = static_cast<int>(if_nametoindex(itf.name.c_str()));
         for (const auto& a : itf.addresses) {
-            rtnl_addr* ra = rtnl_addr_alloc();
-            const bool v4 = a.family == config::Family::ipv4;
-            nl_addr* local = nl_addr_build(v4 ? AF_INET : AF_INET6, a.addr.data(), v4 ? 4 : 16);
-            nl_addr_set_prefixlen(local, a.length);
-            rtnl_addr_set_ifindex(ra, ifindex);
-            rtnl_addr_set_local(ra, local);
+            rtnl_addr* ra = address_object(ifindex, a);
             // Usable at once: duplicate address detection would hold it
             // tentative (unusable as a source) for a second after takeover.
-            if (!v4) rtnl_addr_set_flags(ra, IFA_F_NODAD);
+            if (a.family != config::Family::ipv4) rtnl_addr_set_flags(ra, IFA_F_NODAD);
             int rc = rtnl_addr_add(sock_, ra, 0);
-            nl_addr_put(local);
             rtnl_addr_put(ra);
             if (rc < 0 && rc != -NLE_EXIST)
                 return make_error("HA: cannot add " + a.text + " to " + itf.name + ": " + nl_text(rc));
@@ -170,14 +176,8 @@ Status VirtualPresence::release() {
         if (ifindex == 0) continue;
         if (auto s = connect(); !s) return s;
         for (const auto& a : itf.addresses) {
-            rtnl_addr* ra = rtnl_addr_alloc();
-            const bool v4 = a.family == config::Family::ipv4;
-            nl_addr* local = nl_addr_build(v4 ? AF_INET : AF_INET6, a.addr.data(), v4 ? 4 : 16);
-            nl_addr_set_prefixlen(local, a.length);
-            rtnl_addr_set_ifindex(ra, ifindex);
-            rtnl_addr_set_local(ra, local);
+            rtnl_addr* ra = address_object(ifindex, a);
             int rc = rtnl_addr_delete(sock_, ra, 0);
-            nl_addr_put(local);
             rtnl_addr_put(ra);
             if (rc < 0 && rc != -NLE_NOADDR && rc != -NLE_OBJ_NOTFOUND && first.ok())
                 first = make_error("HA: cannot remove " + a.text + " from " + itf.name + ": " + nl_text(rc));
