@@ -182,6 +182,8 @@ a, b = nat(sys.argv[1]), nat(sys.argv[2])
 print("fw0:", a, "fw1:", b)
 sys.exit(0 if a and a == b else 1)' "$IT_TMP/sessions-fw0.json" "$IT_TMP/sessions-fw1.json"
 
+it_check "show stats carries fw1's HA state" sh -c "$SLUICE --netns $C-fw1 show stats | grep -q '^ha: node fw1: gateway active'"
+it_expect_eq "show stats --json: fw1's role" active "$(fw_sluice fw1 show stats --json | "$IT_PY" -c 'import json,sys; print(json.load(sys.stdin)["ha"]["groups"][0]["role"])')"
 fw_sluice fw1 ha status >"$IT_TMP/ha-status-fw1.txt" 2>&1
 sed "s/^/[$IT_NAME] fw1: /" "$IT_TMP/ha-status-fw1.txt"
 it_finish

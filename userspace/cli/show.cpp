@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/control_client.h"
 #include "cli/pinned_map.h"
 #include "cli/session_table_fill.h"
 #include "cli/show_filters.h"
@@ -117,6 +118,28 @@ int show_sessions(const InstancePaths& paths, const state::PublishedState& state
     return 0;
 }
 
+// The HA agent's state when the instance runs one (docs/ha.md), else null:
+// `show stats` carries the role and sync counters next to the datapath's.
+json ha_state(const InstancePaths& paths) {
+    auto reply = cli::call_daemon(control::socket_path(paths.state_dir),
+                                  control::Request{.command = control::Command::ha_status, .argument = ""},
+                                  std::chrono::seconds(2));
+    if (!reply || !reply->ok) return nullptr;
+    json s = json::parse(reply->state, nullptr, false);
+    return s.is_discarded() ? json(nullptr) : s;
+}
+
+std::string ha_line(const json& s) {
+    std::ostringstream o;
+    o << "ha: node " << s.at("node").get<std::string>() << ":";
+    for (const auto& g : s.at("groups")) o << " " << g.at("name").get<std::string>() << " " << g.at("role").get<std::string>();
+    const auto& y = s.at("sync");
+    o << "; peer " << s.at("peer").at("name").get<std::string>() << (s.at("peer").at("alive").get<bool>() ? " alive" : " SILENT")
+      << "; sync sent " << y.at("flows_sent") << " flows, " << y.at("deletes_sent") << " deletes, received "
+      << y.at("flows_received") << " flows (" << y.at("flows_written") << " written); `sluice ha status` for more";
+    return o.str();
+}
+
 int show_stats(const InstancePaths& paths, bool json_out, std::ostream& out, std::ostream& err) {
     PinnedMap stats(paths.pin_dir + "/" SLUICE_MAP_STATS);
     if (stats.fd() < 0) {
@@ -153,7 +176,10 @@ int show_stats(const InstancePaths& paths, bool json_out, std::ostream& out, std
             counters[rows[i].name] = totals.value()[i];
             kinds[rows[i].name] = rows[i].kind;
         }
-        out << json{{"counters", counters}, {"kinds", kinds}, {"session_table", session_table_fill_json(fill.value())}}
+        out << json{{"counters", counters},
+                    {"kinds", kinds},
+                    {"session_table", session_table_fill_json(fill.value())},
+                    {"ha", ha_state(paths)}}
                    .dump(2)
             << "\n";
         return 0;
@@ -163,6 +189,7 @@ int show_stats(const InstancePaths& paths, bool json_out, std::ostream& out, std
             << std::setw(14) << totals.value()[i] << "\n";
     }
     out << session_table_fill_text(fill.value()) << "\n";
+    if (json ha = ha_state(paths); !ha.is_null()) out << ha_line(ha) << "\n";
     return 0;
 }
 
