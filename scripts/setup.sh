@@ -15,9 +15,14 @@ packages=(
   # run time, tests and the main job
   iproute2 iputils-ping iputils-tracepath iperf3 ethtool nftables tcpdump socat netcat-openbsd
   linux-perf procps python3 python3-scapy
-  # benchmarks: trafgen and conntrack (sluice bench synflood)
-  netsniff-ng conntrack
+  # benchmarks: trafgen and conntrack (sluice bench synflood); the Linux HA
+  # pair sluice bench ha compares with (keepalived VRRP + conntrackd sync)
+  netsniff-ng conntrack keepalived conntrackd
 )
+# Daemons the benchmarks start themselves, inside the lab's namespaces, with
+# configs of their own: never as host services (conntrackd's default config
+# would sync the host's conntrack table over a real interface).
+lab_only_services=(keepalived conntrackd)
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "setup.sh: run as root (it installs Debian packages)" >&2
@@ -33,6 +38,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+  for svc in "${lab_only_services[@]}"; do
+    if systemctl list-unit-files "$svc.service" >/dev/null 2>&1 &&
+       [ "$(systemctl is-enabled "$svc.service" 2>/dev/null)" != masked ]; then
+      systemctl disable --now "$svc.service" >/dev/null 2>&1 || true
+      systemctl mask "$svc.service" >/dev/null 2>&1 || true
+    fi
+  done
 fi
 
 # bpffs: sluice pins its programs and maps here.

@@ -47,6 +47,7 @@ Benchmark throughput_benchmark();  // per-packet cost; iperf3 kernel vs sluice v
 Benchmark scale_benchmark();       // 10,000 rules: sluice vs nftables linear and sets (docs/scale.md)
 Benchmark inspect_benchmark();     // the inspection stage's cost (docs/inspect-bench.md)
 Benchmark synflood_benchmark();    // SYN flood and one-source flood (docs/host-protection.md)
+Benchmark ha_benchmark();          // failover: sluice's HA pair vs keepalived + conntrackd (docs/ha.md)
 
 // Every benchmark, in the order `sluice bench --help` lists them.
 std::vector<Benchmark> all_benchmarks();

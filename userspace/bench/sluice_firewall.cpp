@@ -1,5 +1,7 @@
 #include "bench/sluice_firewall.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <chrono>
 #include <sstream>
@@ -68,7 +70,7 @@ Status SluiceFirewall::check(const std::string& config_path) {
     return {};
 }
 
-Status SluiceFirewall::start(const std::string& config_path, int cpu) {
+Status SluiceFirewall::start(const std::string& config_path, int cpu, const std::vector<std::string>& run_args) {
     if (process_) return make_error("sluice is already running on " + lab_.ns(node_));
     auto t0 = Clock::now();
     // The daemon runs in this machine's namespace and enters the node's
@@ -78,6 +80,7 @@ Status SluiceFirewall::start(const std::string& config_path, int cpu) {
     for (const auto& a : {lab_.sluice_binary(), std::string("--netns"), lab_.ns(node_), std::string("run"),
                           std::string("-c"), config_path})
         argv.push_back(a);
+    argv.insert(argv.end(), run_args.begin(), run_args.end());
     auto p = lab_.start("", argv, "sluice-" + node_ + "-" + std::to_string(Clock::now().time_since_epoch().count()));
     if (!p) return p.error();
     process_ = *p;
@@ -106,6 +109,14 @@ Status SluiceFirewall::start(const std::string& config_path, int cpu) {
     (void)stop();
     return make_error("sluice on " + lab_.ns(node_) + " did not report running within 60 s; its log:\n" +
                       read_text(log_path_));
+}
+
+Status SluiceFirewall::kill_hard() {
+    if (!process_) return make_error("sluice is not running on " + lab_.ns(node_));
+    ::kill(process_->pid, SIGKILL);
+    auto s = lab_.stop(*process_, std::chrono::seconds(1));  // reaps it
+    process_.reset();
+    return s;
 }
 
 Result<double> SluiceFirewall::reload() {

@@ -37,13 +37,17 @@ public:
     // Starts `sluice --netns NS run -c CONFIG` (pinned to cpu when >= 0) and
     // waits for "running (pid N)" (up to 60 s) and sluice's XDP program on
     // every interface. attach_summary() and started_in() describe the start.
-    Status start(const std::string& config_path, int cpu = -1);
+    // `run_args` go after `run -c CONFIG` (e.g. {"--node", "fw0"}).
+    Status start(const std::string& config_path, int cpu = -1, const std::vector<std::string>& run_args = {});
     // `sluice --netns NS reload` after the config file changed; seconds taken.
     Result<double> reload();
     // Stops the daemon by PID, runs `sluice down` and proves no XDP program
     // is left on the interfaces.
     Status stop();
     bool running() const { return process_.has_value(); }
+    // A crash: SIGKILL, nothing cleaned up (programs stay attached, pins
+    // stay; the lab's teardown removes them). The daemon is forgotten.
+    Status kill_hard();
 
     Result<Counters> stats();
     // `sluice --netns NS show WHAT --json`, parsed.

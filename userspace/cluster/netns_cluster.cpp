@@ -231,14 +231,15 @@ default-action: deny
 )";
 }
 
-std::string ha_cluster_config() {
+std::string ha_cluster_config(int interval_ms, int hold_ms) {
     return default_cluster_config(true) + std::string(R"(# fw0 and fw1 are an HA pair (docs/ha.md): the hosts' gateways are the
 # virtual addresses, held by whichever node is active.
 ha:
   fabric: fab0
-  heartbeat: { interval: 20ms, hold-time: 100ms }
+  heartbeat: { interval: )") + std::to_string(interval_ms) + "ms, hold-time: " + std::to_string(hold_ms) +
+           R"(ms }
   nodes:
-    fw0: { id: 1, fabric-address: )") + kFw0Fabric4 + R"( }
+    fw0: { id: 1, fabric-address: )" + kFw0Fabric4 + R"( }
     fw1: { id: 2, fabric-address: )" + kFw1Fabric4 + R"( }
   groups:
     gateway:

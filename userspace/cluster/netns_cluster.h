@@ -39,7 +39,8 @@ std::string cluster_state_path(const std::string& prefix);                      
 // when the topology has a fabric; trust -> untrust permit; untrust -> trust deny).
 std::string default_cluster_config(bool with_fabric = true);
 // The same, with the ha: section that makes fw0 and fw1 a pair (cluster-ha).
-std::string ha_cluster_config();
+// Heartbeats every interval_ms, the peer lost after hold_ms of silence.
+std::string ha_cluster_config(int interval_ms = 20, int hold_ms = 100);
 
 // Builds the cluster. Fails (changing nothing) if any of its namespaces or its
 // state dir exists already: run `sluice cluster down --prefix P` first. On a

@@ -1,0 +1,46 @@
+// What a failover did to the flows crossing the pair, read from what the
+// endpoints recorded (never from the firewall's own account): the iperf3
+// server's per-stream bytes in 0.1 s bins (`iperf3 -s -i 0.1 -J`) and the
+// ping's reply timestamps (`ping -D`).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace sluice::bench {
+
+struct StreamOutage {
+    int socket = 0;
+    int longest_zero_bins = 0;    // the longest run of bins in which the stream received nothing
+    double bytes_after = 0;       // bytes received from `after` seconds on: 0 = it never resumed
+};
+
+struct TcpOutage {
+    std::vector<StreamOutage> streams;
+    double bin_seconds = 0;
+    int survived = 0;             // streams with bytes_after > 0
+    // The longest outage of any stream, in ms (zero bins x bin width).
+    double longest_ms() const;
+};
+
+// From an iperf3 server's -J output (its intervals; the server run may have
+// ended with an error such as the client vanishing: the intervals it has
+// still count). `after`: seconds into the run from which a stream must have
+// received data to count as surviving (e.g. 2 s after the failover).
+Result<TcpOutage> parse_tcp_outage(const std::string& server_json, double after);
+
+struct PingGap {
+    int replies = 0;
+    double longest_gap_ms = 0;    // the longest time between two consecutive replies
+    double gap_from = 0;          // the timestamp of the reply before it (seconds, ping -D's clock)
+    int transmitted = 0, received = 0;  // ping's own summary line
+};
+
+// From `ping -D` output: "[1796298452.586] 64 bytes from ...", and the
+// summary "N packets transmitted, M received". ping has no JSON output; these
+// two line shapes are all it is read for.
+Result<PingGap> parse_ping_gap(const std::string& text);
+
+}  // namespace sluice::bench
