@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -12,7 +13,9 @@ namespace sluice::bench {
 double TcpOutage::longest_ms() const {
     int bins = 0;
     for (const auto& s : streams) bins = std::max(bins, s.longest_zero_bins);
-    return bins * bin_seconds * 1000.0;
+    // iperf3's bins are -i wide give or take its timer (0.1001 s): counted
+    // as -i, so two outages of as many bins compare equal.
+    return bins * std::round(bin_seconds * 1000.0);
 }
 
 Result<TcpOutage> parse_tcp_outage(const std::string& server_json, double after) {
@@ -58,7 +61,7 @@ Result<TcpOutage> parse_tcp_outage(const std::string& server_json, double after)
     return out;
 }
 
-Result<PingGap> parse_ping_gap(const std::string& text) {
+Result<PingGap> parse_ping_gap(const std::string& text, double quiet_until) {
     static const std::regex reply(R"(^\[(\d+\.\d+)\] \d+ bytes from )");
     static const std::regex summary(R"((\d+) packets transmitted, (\d+) (packets )?received)");
     PingGap g;
@@ -70,6 +73,7 @@ Result<PingGap> parse_ping_gap(const std::string& text) {
         std::smatch m;
         if (std::regex_search(line, m, reply)) {
             const double t = std::stod(m[1].str());
+            if (previous >= 0 && t < quiet_until) g.quiet_gap_ms = std::max(g.quiet_gap_ms, (t - previous) * 1000.0);
             if (previous >= 0 && (t - previous) * 1000.0 > g.longest_gap_ms) {
                 g.longest_gap_ms = (t - previous) * 1000.0;
                 g.gap_from = previous;

@@ -35,12 +35,14 @@ struct PingGap {
     int replies = 0;
     double longest_gap_ms = 0;    // the longest time between two consecutive replies
     double gap_from = 0;          // the timestamp of the reply before it (seconds, ping -D's clock)
+    double quiet_gap_ms = 0;      // the longest gap between replies both before `quiet_until`
     int transmitted = 0, received = 0;  // ping's own summary line
 };
 
 // From `ping -D` output: "[1796298452.586] 64 bytes from ...", and the
 // summary "N packets transmitted, M received". ping has no JSON output; these
-// two line shapes are all it is read for.
-Result<PingGap> parse_ping_gap(const std::string& text);
+// two line shapes are all it is read for. `quiet_until` (ping -D's clock):
+// the gaps before it are the machine's own jitter, with no failover.
+Result<PingGap> parse_ping_gap(const std::string& text, double quiet_until = 0);
 
 }  // namespace sluice::bench
