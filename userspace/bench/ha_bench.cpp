@@ -74,15 +74,6 @@ double wall_now() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-Status pause(double seconds) {
-    auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-    while (Clock::now() < until) {
-        if (auto s = check_interrupted(); !s) return s;
-        std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), 50ms));
-    }
-    return check_interrupted();
-}
-
 std::vector<std::string> words(std::string text) {
     for (auto& c : text)
         if (c == ',') c = ' ';

@@ -14,4 +14,7 @@ void catch_interrupts();
 // Ok, or an Error naming the signal that arrived.
 Status check_interrupted();
 
+// Sleeps `seconds`, waking every 50 ms for a signal: an Error when one came.
+Status pause(double seconds);
+
 }  // namespace sluice::bench

@@ -149,16 +149,6 @@ std::vector<std::string> legitimate_sources() {
     return out;
 }
 
-// Sleeps, waking for Ctrl-C.
-Status pause(double seconds) {
-    auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-    while (Clock::now() < until) {
-        if (auto s = check_interrupted(); !s) return s;
-        std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(100)));
-    }
-    return check_interrupted();
-}
-
 double since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
