@@ -10,6 +10,10 @@
 #     truncated, of another magic or version, or carry an impossible record
 #     are refused and counted by reason, and nothing reaches fw1's session
 #     table; a datagram from another port of the peer is dropped as not-from-peer.
+#   - monitored interfaces (no `monitor:` key: the group's own): the standby's
+#     LAN link down makes its priority 0 and the active node refuses to hand
+#     over to it; the active node's WAN link down makes fw1 take over (the
+#     ping goes on through it); the link back, fw0 preempts again.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/cluster_lib.sh"
 
@@ -103,4 +107,34 @@ it_expect_eq "malformed: fw1 wrote no flow from them" "$written_before" "$(ha_fi
 it_expect_eq "malformed: fw1's session table did not change" "$entries_before" \
     "$(fw_sluice fw1 show sessions --json | "$IT_PY" -c 'import json,sys; print(len(json.load(sys.stdin)["sessions"]))')"
 it_expect_eq "malformed: fw1 still standby" standby "$(role_of fw1)"
+
+# --- monitored interfaces ---
+effective() { ha_field "$1" 's["groups"][0]["effective_priority"]'; }
+effective_is() { [ "$(effective "$1")" = "$2" ]; }
+peer_priority_is() { [ "$(ha_field "$1" 's["groups"][0]["peer"]["priority"]')" = "$2" ]; }
+it_log "monitor: fw1's (the standby's) lan0 goes down"
+in_ns fw1 ip link set lan0 down
+it_wait_for "fw1's effective priority 0" 50 effective_is fw1 0
+it_expect_eq "monitor: fw1 with lan0 down has effective priority 0" 0 "$(effective fw1)"
+it_wait_for "fw0 sees it" 50 peer_priority_is fw0 0
+it_check "monitor: fw0 refuses to hand over to a peer with a monitored link down" sh -c \
+    "! $SLUICE --netns $C-fw0 ha failover gateway"
+it_expect_eq "monitor: fw0 still carries the group" active "$(role_of fw0)"
+in_ns fw1 ip link set lan0 up
+it_wait_for "fw1's priority back" 50 effective_is fw1 100
+
+it_log "monitor: fw0's (the active node's) wan0 goes down"
+fw1_transitions=$(ha_field fw1 's["groups"][0]["transitions"]')
+in_ns fw0 ip link set wan0 down
+it_wait_for "fw1 takes over" 50 role_is fw1 active
+it_expect_eq "monitor: fw1 took the group from fw0 with wan0 down" active "$(role_of fw1)"
+it_wait_for "fw0 steps down" 50 role_is fw0 standby
+it_expect_eq "monitor: fw0 stepped down" standby "$(role_of fw0)"
+it_check "monitor: the LAN host reaches the WAN host through fw1" in_ns lan-host ping -c 3 -i 0.2 -W 1 -q 198.18.100.200
+in_ns fw0 ip link set wan0 up
+it_wait_for "fw0 preempts again" 100 role_is fw0 active
+it_expect_eq "monitor: fw0 preempted once wan0 was back" active "$(role_of fw0)"
+it_wait_for "fw1 standby again" 50 role_is fw1 standby
+it_expect_ge "monitor: fw1 made two transitions (up and down again)" \
+    "$(ha_field fw1 's["groups"][0]["transitions"]')" $((fw1_transitions + 2))
 it_finish

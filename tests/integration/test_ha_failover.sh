@@ -12,7 +12,7 @@
 # Every flow survives all three, byte-exact (SHA-256 of what came back equals
 # what was sent); the NAT flows keep their translated address and port (the
 # WAN server sees one peer per connection, the pool address); the standby
-# forwarded nothing while standby.
+# forwarded nothing while standby (fw1 before (a), fw0 after (b)).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/cluster_lib.sh"
 
@@ -139,6 +139,9 @@ it_expect_eq "(b) fw1 carries the group" active "$(role_of fw1)"
 it_wait_for "fw0 steps down" 50 role_is fw0 standby
 it_expect_eq "(b) fw0 stays standby (a handed-over group is not preempted back)" standby "$(role_of fw0)"
 it_check "(b) a second failover on the standby is refused" sh -c "! $SLUICE --netns $C-fw0 ha failover gateway"
+fw0_forwarded=$(stat_of fw0 forward)
+sleep 2
+it_expect_eq "(b) fw0, standby again while the flows run, forwarded nothing" "$fw0_forwarded" "$(stat_of fw0 forward)"
 
 for c in "${clients[@]}"; do
     name=${c%%:*} pid=${c##*:}

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -103,6 +104,12 @@ void add_bench_commands(CLI::App& app) {
                 opts->results.empty() ? (out.size() > 3 && out.ends_with(".md") ? out.substr(0, out.size() - 3) : out) +
                                             ".jsonl"
                                       : opts->results;
+            // Every benchmark builds namespaces and loads BPF: say so before
+            // a results file is touched.
+            if (geteuid() != 0) {
+                std::cerr << "sluice bench " << b.name << ": run as root (network namespaces, BPF)\n";
+                finish(1);
+            }
             std::error_code ec;
             fs::create_directories(fs::path(results_path).parent_path(), ec);
             auto results = ResultLog::open(results_path, b.name);
@@ -115,8 +122,14 @@ void add_bench_commands(CLI::App& app) {
             Status s = b.run(run);
             if (!s) {
                 std::cerr << "sluice bench " << b.name << ": " << s.error().message << "\n";
-                if (!results->records().empty())
+                const auto& recs = results->records();
+                // The setup record alone is not a measurement.
+                if (std::any_of(recs.begin(), recs.end(),
+                                [](const nlohmann::json& r) { return r.value("event", "") != "setup"; }))
                     std::cerr << "sluice bench " << b.name << ": what was measured is in " << results_path << "\n";
+                else if (!recs.empty())
+                    std::cerr << "sluice bench " << b.name << ": nothing was measured; " << results_path
+                              << " holds only the run's settings\n";
                 else
                     std::cerr << "sluice bench " << b.name << ": nothing was measured; " << results_path
                               << " is as it was\n";

@@ -216,9 +216,15 @@ public:
         }
         if (fw0_at <= fw0_before)
             return make_error(what + ": fw0 forwarded nothing before the event: " + c_.system + " is not in the path");
-        if (fw1_at != fw1_before)
+        if (fw1_at != fw1_before) {
+            std::string why = c_.system == kSluice
+                                  ? " (a false takeover: the heartbeats were late for --hold-ms " +
+                                        std::to_string(o_.hold_ms) + " on a machine this busy? its log:\n" +
+                                        sluice->fw("fw1").log_tail(10) + ")"
+                                  : "";
             return make_error(what + ": the standby fw1 forwarded " + std::to_string(fw1_at - fw1_before) +
-                              " packets before the event");
+                              " packets before the event" + why);
+        }
         uint64_t synced = 0;
         if (sluice) {
             auto st = sluice->status("fw1");
@@ -349,7 +355,13 @@ Status run_ha(BenchRun& run, const Options& o) {
     const int passes = o.passes ? o.passes : run.quick ? 1 : 3;
     const int seconds = o.seconds ? o.seconds : run.quick ? 8 : 20;
     const double at = o.at > 0 ? o.at : run.quick ? 3 : 6;
-    if (at + 3 >= seconds) return make_error("--at must leave at least 3 s of the run after the event");
+    if (at + 3 > seconds)
+        return make_error("the event at " + fixed(at, 1) + " s (--at) must leave at least 3 s of the " +
+                          std::to_string(seconds) + " s run (--time) after it");
+    // sluice's own rule (config: ha.heartbeat), checked before a lab is built.
+    if (o.hold_ms < 3 * o.interval_ms)
+        return make_error("--hold-ms " + std::to_string(o.hold_ms) + " is less than 3 heartbeats (--heartbeat-ms " +
+                          std::to_string(o.interval_ms) + "): sluice refuses a hold-time one late heartbeat would end");
     std::vector<Config> configs;
     for (const auto& sc : words(o.scenarios)) {
         if (sc != "crash" && sc != "switchover")
@@ -357,7 +369,9 @@ Status run_ha(BenchRun& run, const Options& o) {
         for (const auto& st : words(o.streams)) {
             int n = 0;
             try {
-                n = std::stoi(st);
+                size_t used = 0;
+                n = std::stoi(st, &used);
+                if (used != st.size()) n = 0;
             } catch (...) {
             }
             if (n < 1 || n > 16) return make_error("--streams: '" + st + "' is not a number from 1 to 16");
@@ -489,9 +503,9 @@ Benchmark ha_benchmark() {
         app.add_option("--passes", o->passes, "passes (default 3, --quick 1); each measures every configuration")
             ->check(CLI::PositiveNumber);
         app.add_option("--time", o->seconds, "seconds of traffic per measurement (default 20, --quick 8)")
-            ->check(CLI::PositiveNumber);
+            ->check(CLI::Range(4, 3600));
         app.add_option("--at", o->at, "seconds into the traffic at which the active node fails (default 6, --quick 3)")
-            ->check(CLI::PositiveNumber);
+            ->check(CLI::Range(0.5, 3600.0));
         app.add_option("--rate", o->rate, "iperf3 -b per stream")->capture_default_str();
         app.add_option("--systems", o->systems, "sluice and/or keepalived+conntrackd")->capture_default_str();
         app.add_option("--scenarios", o->scenarios, "crash and/or switchover")->capture_default_str();

@@ -198,6 +198,11 @@ void Agent::on_readable() {
 }
 
 uint8_t Agent::effective_priority(const Group& g) const {
+    // No `monitor:` key: the group's own interfaces are monitored.
+    if (g.config->monitor.empty()) {
+        for (const auto& i : g.config->interfaces)
+            if (!link_running(i.name)) return 0;
+    }
     for (const auto& m : g.config->monitor)
         if (!link_running(m.interface)) return 0;
     auto it = g.config->priority.find(self_.name);
