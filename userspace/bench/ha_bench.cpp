@@ -5,7 +5,8 @@
 // transfer (-P 1 or -P 4, paced, -i 0.1) and a ping -i 0.01 to the WAN host,
 // IPv4 and IPv6 at once, through the pair's virtual gateways; at --at
 // seconds the active node fw0
-//   crash       dies: its daemons SIGKILLed, then its links down (one batch);
+//   crash       dies: its daemons frozen (SIGSTOP), its links down in one
+//               batch, then the daemons SIGKILLed;
 //   switchover  hands over: `sluice ha failover` / keepalived stopped (SIGTERM:
 //               priority-0 adverts, the addresses dropped).
 // Measured at the endpoints: per iperf3 stream, whether it received data
@@ -21,6 +22,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -331,13 +333,25 @@ private:
                 return lab.must("", {lab.sluice_binary(), "--netns", lab.ns("fw0"), "ha", "failover", "gateway"});
             return pair->switch_over("fw0");
         }
-        // A crash: the node's links go (one ip batch), then its daemons are
-        // SIGKILLed (until then sluice's datapath or the kernel forwards on;
-        // with the links down nothing the daemons do reaches anyone).
-        auto batch = lab.write_file("links-down.ip", "link set lan0 down\nlink set wan0 down\nlink set fab0 down\n");
-        if (!batch) return batch.error();
-        if (auto s = lab.must("fw0", {"ip", "-b", *batch}); !s) return s;
+        // A crash, as near to all at once as this machine can: an `ip -b -`
+        // is started and waits on its input; fw0's daemons are frozen
+        // (SIGSTOP: from now on they send nothing, nor see their links go),
+        // the batch takes fw0's links down at once, then the daemons are
+        // SIGKILLed. Until the links go, the datapath (sluice's XDP, or the
+        // kernel) forwards on without its daemon.
+        const std::string cmd = "ip -n " + lab.ns("fw0") + " -b -";
+        FILE* ip = popen(cmd.c_str(), "w");
+        if (!ip) return make_error("cannot start `" + cmd + "`");
+        std::this_thread::sleep_for(100ms);
+        Status frozen = sluice ? (::kill(sluice->fw("fw0").pid(), SIGSTOP) == 0
+                                      ? Status{}
+                                      : Status(make_error("cannot SIGSTOP sluice on fw0")))
+                               : pair->freeze_daemons("fw0");
+        std::fputs("link set lan0 down\nlink set wan0 down\nlink set fab0 down\n", ip);
+        const int rc = pclose(ip);
         *event_at = wall_now();
+        if (!frozen) return frozen;
+        if (rc != 0) return make_error("`" + cmd + "` failed taking fw0's links down (status " + std::to_string(rc) + ")");
         if (sluice) return sluice->fw("fw0").kill_hard();
         return pair->kill_daemons("fw0");
     }
@@ -418,7 +432,7 @@ std::string report(const std::vector<nlohmann::json>& records) {
         std::to_string(s.value("hold_ms", 0)) +
         " ms. keepalived+conntrackd: VRRPv3 adverts every 20 ms, conntrackd FTFW over the fabric, nftables "
         "conntrack with nf_conntrack_tcp_loose=0.\n\n"
-        "crash: the active node's links down, then its daemons SIGKILLed; switchover: `sluice ha failover` / "
+        "crash: the active node's daemons frozen (SIGSTOP), its links down in one batch, then the daemons SIGKILLed; switchover: `sluice ha failover` / "
         "keepalived stopped. Flows survived: iperf3 streams that received data from 2 s after the event on (all "
         "passes together). TCP outage: the longest run of empty 0.1 s bins of any stream at the server. Ping gap: the "
         "longest time between two replies; before the event: the same until 0.1 s before it, the machine's own jitter. Takeover: the event to fw1's transition. Cells: median (min–max) over "

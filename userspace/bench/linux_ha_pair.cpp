@@ -3,7 +3,9 @@
 #include <nlohmann/json.hpp>
 #include <signal.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <sstream>
 #include <thread>
 
@@ -180,13 +182,35 @@ Result<std::string> LinuxHaPair::holder() {
     return who;
 }
 
+// keepalived's parent, its VRRP child (its pid file) and conntrackd: the
+// processes a node's crash takes. (They were started by a shell in the
+// node, so they share no process group of their own to signal.)
+std::vector<int> LinuxHaPair::daemon_pids(const std::string& node) const {
+    const auto& n = nodes_.at(node);
+    std::vector<int> pids;
+    if (n.keepalived) {
+        pids.push_back(n.keepalived->pid);
+        std::istringstream in(read_text(n.dir + "/vrrp.pid"));
+        int child = 0;
+        if (in >> child && child > 0) pids.push_back(child);
+    }
+    if (n.conntrackd) pids.push_back(n.conntrackd->pid);
+    return pids;
+}
+
+Status LinuxHaPair::freeze_daemons(const std::string& node) {
+    for (int pid : daemon_pids(node))
+        if (::kill(pid, SIGSTOP) != 0)
+            return make_error("cannot SIGSTOP pid " + std::to_string(pid) + " on " + node + ": " + std::strerror(errno));
+    return {};
+}
+
 Status LinuxHaPair::kill_daemons(const std::string& node) {
+    for (int pid : daemon_pids(node)) ::kill(pid, SIGKILL);
     auto& n = nodes_.at(node);
     for (auto* p : {&n.keepalived, &n.conntrackd}) {
         if (!*p) continue;
-        // The process group: keepalived's VRRP child dies with its parent.
-        ::kill(-(*p)->pid, SIGKILL);
-        (void)lab_.stop(**p, 1s);
+        (void)lab_.stop(**p, 1s);  // reaps it
         p->reset();
     }
     return {};

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bench/lab.h"
 #include "bench/nft_firewall.h"
@@ -32,9 +33,11 @@ public:
     Status start();
     // The node holding the LAN virtual address ("" when none does).
     Result<std::string> holder();
-    // A node's crash: SIGKILL to keepalived's and conntrackd's process
-    // groups (the kernel keeps forwarding: the caller takes the links down).
+    // A node's crash: SIGKILL to keepalived (parent and VRRP child) and
+    // conntrackd (the kernel keeps forwarding: the caller takes the links down).
     Status kill_daemons(const std::string& node);
+    // SIGSTOP to the same processes: frozen, they send nothing more.
+    Status freeze_daemons(const std::string& node);
     // A planned switchover: SIGTERM to fw0's keepalived, which sends
     // priority-0 adverts and drops the virtual addresses (its conntrackd
     // stays up, as on a node being taken out for maintenance).
@@ -53,6 +56,7 @@ private:
         std::optional<cluster::BackgroundProcess> conntrackd, keepalived;
     };
     Status start_node(Node& n, int index);
+    std::vector<int> daemon_pids(const std::string& node) const;
 
     Lab& lab_;
     std::string notify_script_;

@@ -48,6 +48,8 @@ public:
     // A crash: SIGKILL, nothing cleaned up (programs stay attached, pins
     // stay; the lab's teardown removes them). The daemon is forgotten.
     Status kill_hard();
+    // The daemon's PID (0 when not running), e.g. to SIGSTOP it.
+    int pid() const { return process_ ? process_->pid : 0; }
 
     Result<Counters> stats();
     // `sluice --netns NS show WHAT --json`, parsed.
