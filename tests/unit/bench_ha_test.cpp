@@ -87,11 +87,21 @@ TEST(BenchHaPing, LongestGapBetweenRepliesAndTheSummary) {
     EXPECT_NEAR(g->gap_from, 1796298452.51, 1e-6);
     EXPECT_EQ(g->transmitted, 10);
     EXPECT_EQ(g->received, 4);
-    EXPECT_DOUBLE_EQ(g->quiet_gap_ms, 0.0);  // no quiet_until: no quiet part
-    auto q = parse_ping_gap(text, 1796298452.55);
-    ASSERT_TRUE(q) << q.error().message;
-    EXPECT_NEAR(q->quiet_gap_ms, 10.0, 0.01);  // the 70 ms gap ends after quiet_until
-    EXPECT_NEAR(q->longest_gap_ms, 70.0, 0.01);
+    EXPECT_DOUBLE_EQ(g->event_gap_ms, 0.0);  // no event: every gap is "other"
+    EXPECT_NEAR(g->other_gap_ms, 70.0, 0.01);
+    // The event inside the 70 ms gap: that gap is the event's, the rest jitter.
+    auto e = parse_ping_gap(text, 1796298452.55);
+    ASSERT_TRUE(e) << e.error().message;
+    EXPECT_NEAR(e->event_gap_ms, 70.0, 0.01);
+    EXPECT_NEAR(e->event_gap_from, 1796298452.51, 1e-6);
+    EXPECT_NEAR(e->other_gap_ms, 10.0, 0.01);
+    // An event between two on-time replies costs a normal gap, though a
+    // longer one elsewhere (jitter) is still the run's longest.
+    auto on_time = parse_ping_gap(text, 1796298452.505);
+    ASSERT_TRUE(on_time) << on_time.error().message;
+    EXPECT_NEAR(on_time->event_gap_ms, 10.0, 0.01);
+    EXPECT_NEAR(on_time->other_gap_ms, 70.0, 0.01);
+    EXPECT_NEAR(on_time->longest_gap_ms, 70.0, 0.01);
 }
 
 TEST(BenchHaPing, WithoutSummaryOrRepliesIsAnError) {
@@ -134,7 +144,8 @@ TEST(BenchHaReport, TableAndSideBySideFromRecordsAlone) {
     EXPECT_NE(text.find("| crash | 4 | v4 | sluice | 8/8 | 150 (100–200) | 32.5 (30.0–35.0) |"), std::string::npos)
         << text;
     EXPECT_NE(text.find("| crash | 4 | v4 | keepalived+conntrackd | 7/8 | 200 (200–200) |"), std::string::npos) << text;
-    EXPECT_NE(text.find("crash -P 4 v4: sluice's TCP outage shorter than the pair's in 1 of 2 passes, equal in 1, longer in 0"),
+    EXPECT_NE(text.find("crash -P 4 v4: sluice's TCP outage shorter than the pair's in 1 of 2 passes, equal in 1, longer in 0; "
+                        "its ping gap at most 30 ms in 1 of 2"),
               std::string::npos)
         << text;
 }

@@ -61,7 +61,7 @@ Result<TcpOutage> parse_tcp_outage(const std::string& server_json, double after)
     return out;
 }
 
-Result<PingGap> parse_ping_gap(const std::string& text, double quiet_until) {
+Result<PingGap> parse_ping_gap(const std::string& text, double event) {
     static const std::regex reply(R"(^\[(\d+\.\d+)\] \d+ bytes from )");
     static const std::regex summary(R"((\d+) packets transmitted, (\d+) (packets )?received)");
     PingGap g;
@@ -73,10 +73,18 @@ Result<PingGap> parse_ping_gap(const std::string& text, double quiet_until) {
         std::smatch m;
         if (std::regex_search(line, m, reply)) {
             const double t = std::stod(m[1].str());
-            if (previous >= 0 && t < quiet_until) g.quiet_gap_ms = std::max(g.quiet_gap_ms, (t - previous) * 1000.0);
-            if (previous >= 0 && (t - previous) * 1000.0 > g.longest_gap_ms) {
-                g.longest_gap_ms = (t - previous) * 1000.0;
-                g.gap_from = previous;
+            if (previous >= 0) {
+                const double gap = (t - previous) * 1000.0;
+                if (gap > g.longest_gap_ms) {
+                    g.longest_gap_ms = gap;
+                    g.gap_from = previous;
+                }
+                if (event > 0 && previous <= event && t > event) {
+                    g.event_gap_ms = gap;
+                    g.event_gap_from = previous;
+                } else {
+                    g.other_gap_ms = std::max(g.other_gap_ms, gap);
+                }
             }
             previous = t;
             ++g.replies;

@@ -3,6 +3,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <net/if.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -147,6 +149,15 @@ std::vector<uint8_t> Agent::heartbeat_datagram(const std::vector<GroupHeartbeat>
 }
 
 void Agent::beat_loop() {
+    // The peer's hold-time is counted against this thread: one that waits
+    // behind a busy CPU for longer than that makes a false takeover. The
+    // lowest realtime priority is above every ordinary task (corosync and
+    // keepalived do the same) and the thread runs for microseconds a beat.
+    sched_param rt{};
+    rt.sched_priority = sched_get_priority_min(SCHED_FIFO);
+    if (int e = pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt); e != 0)
+        log(std::string("heartbeats run at normal priority (SCHED_FIFO refused: ") + std::strerror(e) +
+            "): a busy machine may delay them past the peer's hold-time");
     const auto interval = ha_.heartbeat_interval;
     std::unique_lock<std::mutex> lock(beat_mu_);
     while (!beat_quit_) {
@@ -586,6 +597,15 @@ nlohmann::json Agent::status() const {
         if (t == 0) return nullptr;
         return static_cast<double>(now - t) / 1e6;
     };
+    // The same instants on the wall clock (Unix seconds), to be laid beside
+    // other programs' timestamps (ping -D, iperf3) without the reader's delay.
+    timespec wall{};
+    clock_gettime(CLOCK_REALTIME, &wall);
+    const double wall_now = static_cast<double>(wall.tv_sec) + static_cast<double>(wall.tv_nsec) / 1e9;
+    auto at = [now, wall_now](uint64_t t) -> nlohmann::json {
+        if (t == 0) return nullptr;
+        return wall_now - static_cast<double>(now - t) / 1e9;
+    };
     nlohmann::json groups = nlohmann::json::array();
     for (const auto& g : groups_) {
         groups.push_back({{"name", g.config->name},
@@ -597,6 +617,7 @@ nlohmann::json Agent::status() const {
                           {"preempt", g.config->preempt},
                           {"releasing", g.releasing},
                           {"since_ms", ago(g.since_ns)},
+                          {"changed_at", at(g.since_ns)},
                           {"transitions", g.transitions},
                           {"peer", {{"active", g.peer.active != 0},
                                     {"priority", g.peer.priority},
