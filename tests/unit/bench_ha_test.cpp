@@ -89,15 +89,20 @@ TEST(BenchHaPing, LongestGapBetweenRepliesAndTheSummary) {
     EXPECT_EQ(g->received, 4);
     EXPECT_DOUBLE_EQ(g->event_gap_ms, 0.0);  // no event: every gap is "other"
     EXPECT_NEAR(g->other_gap_ms, 70.0, 0.01);
-    // The event inside the 70 ms gap: that gap is the event's, the rest jitter.
-    auto e = parse_ping_gap(text, 1796298452.55);
+    // A window inside the 70 ms gap: that gap is the failover's, the rest jitter.
+    auto e = parse_ping_gap(text, 1796298452.55, 1796298452.56);
     ASSERT_TRUE(e) << e.error().message;
     EXPECT_NEAR(e->event_gap_ms, 70.0, 0.01);
     EXPECT_NEAR(e->event_gap_from, 1796298452.51, 1e-6);
     EXPECT_NEAR(e->other_gap_ms, 10.0, 0.01);
-    // An event between two on-time replies costs a normal gap, though a
+    // A window that begins just before a reply and ends inside the long gap
+    // (the node stopped a moment after the event): the long gap still counts.
+    auto late = parse_ping_gap(text, 1796298452.505, 1796298452.52);
+    ASSERT_TRUE(late) << late.error().message;
+    EXPECT_NEAR(late->event_gap_ms, 70.0, 0.01);
+    // A failover between two on-time replies costs a normal gap, though a
     // longer one elsewhere (jitter) is still the run's longest.
-    auto on_time = parse_ping_gap(text, 1796298452.505);
+    auto on_time = parse_ping_gap(text, 1796298452.501, 1796298452.502);
     ASSERT_TRUE(on_time) << on_time.error().message;
     EXPECT_NEAR(on_time->event_gap_ms, 10.0, 0.01);
     EXPECT_NEAR(on_time->other_gap_ms, 70.0, 0.01);

@@ -61,7 +61,7 @@ Result<TcpOutage> parse_tcp_outage(const std::string& server_json, double after)
     return out;
 }
 
-Result<PingGap> parse_ping_gap(const std::string& text, double event) {
+Result<PingGap> parse_ping_gap(const std::string& text, double from, double to) {
     static const std::regex reply(R"(^\[(\d+\.\d+)\] \d+ bytes from )");
     static const std::regex summary(R"((\d+) packets transmitted, (\d+) (packets )?received)");
     PingGap g;
@@ -79,9 +79,11 @@ Result<PingGap> parse_ping_gap(const std::string& text, double event) {
                     g.longest_gap_ms = gap;
                     g.gap_from = previous;
                 }
-                if (event > 0 && previous <= event && t > event) {
-                    g.event_gap_ms = gap;
-                    g.event_gap_from = previous;
+                if (from <= to && previous <= to && t >= from) {
+                    if (gap > g.event_gap_ms) {
+                        g.event_gap_ms = gap;
+                        g.event_gap_from = previous;
+                    }
                 } else {
                     g.other_gap_ms = std::max(g.other_gap_ms, gap);
                 }

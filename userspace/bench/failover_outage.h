@@ -35,20 +35,21 @@ struct PingGap {
     int replies = 0;
     double longest_gap_ms = 0;    // the longest time between two consecutive replies
     double gap_from = 0;          // the timestamp of the reply before it (seconds, ping -D's clock)
-    // The gap the event made: from the last reply at or before `event` to the
-    // first one after it (0 when no reply came on either side).
+    // The gap the failover made: the longest of those that overlap the
+    // failover's window [from, to] (its start to the new node's takeover;
+    // 0 when the window is empty or no gap overlaps it).
     double event_gap_ms = 0;
     double event_gap_from = 0;
-    // The longest gap but that one: the machine's own jitter, before and
-    // after the event (ping's timer and the replies share two busy CPUs).
+    // The longest gap outside that window: the machine's own jitter, before
+    // and after (ping's timer and the replies share two busy CPUs).
     double other_gap_ms = 0;
     int transmitted = 0, received = 0;  // ping's own summary line
 };
 
 // From `ping -D` output: "[1796298452.586] 64 bytes from ...", and the
 // summary "N packets transmitted, M received". ping has no JSON output; these
-// two line shapes are all it is read for. `event` (ping -D's clock): the
-// instant the failover began (0: none).
-Result<PingGap> parse_ping_gap(const std::string& text, double event = 0);
+// two line shapes are all it is read for. `from`, `to` (ping -D's clock):
+// the failover's window; none when to < from.
+Result<PingGap> parse_ping_gap(const std::string& text, double from = 0, double to = -1);
 
 }  // namespace sluice::bench
