@@ -83,8 +83,7 @@ TEST(BenchHaPing, LongestGapBetweenRepliesAndTheSummary) {
     auto g = parse_ping_gap(text);
     ASSERT_TRUE(g) << g.error().message;
     EXPECT_EQ(g->replies, 4);
-    EXPECT_NEAR(g->longest_gap_ms, 70.0, 0.01);
-    EXPECT_NEAR(g->gap_from, 1796298452.51, 1e-6);
+    EXPECT_NEAR(g->longest_gap_ms(), 70.0, 0.01);
     EXPECT_EQ(g->transmitted, 10);
     EXPECT_EQ(g->received, 4);
     EXPECT_DOUBLE_EQ(g->event_gap_ms, 0.0);  // no event: every gap is "other"
@@ -106,7 +105,7 @@ TEST(BenchHaPing, LongestGapBetweenRepliesAndTheSummary) {
     ASSERT_TRUE(on_time) << on_time.error().message;
     EXPECT_NEAR(on_time->event_gap_ms, 10.0, 0.01);
     EXPECT_NEAR(on_time->other_gap_ms, 70.0, 0.01);
-    EXPECT_NEAR(on_time->longest_gap_ms, 70.0, 0.01);
+    EXPECT_NEAR(on_time->longest_gap_ms(), 70.0, 0.01);
 }
 
 TEST(BenchHaPing, WithoutSummaryOrRepliesIsAnError) {

@@ -75,10 +75,6 @@ Result<PingGap> parse_ping_gap(const std::string& text, double from, double to) 
             const double t = std::stod(m[1].str());
             if (previous >= 0) {
                 const double gap = (t - previous) * 1000.0;
-                if (gap > g.longest_gap_ms) {
-                    g.longest_gap_ms = gap;
-                    g.gap_from = previous;
-                }
                 if (from <= to && previous <= to && t >= from) {
                     if (gap > g.event_gap_ms) {
                         g.event_gap_ms = gap;

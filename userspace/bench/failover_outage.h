@@ -33,8 +33,6 @@ Result<TcpOutage> parse_tcp_outage(const std::string& server_json, double after)
 
 struct PingGap {
     int replies = 0;
-    double longest_gap_ms = 0;    // the longest time between two consecutive replies
-    double gap_from = 0;          // the timestamp of the reply before it (seconds, ping -D's clock)
     // The gap the failover made: the longest of those that overlap the
     // failover's window [from, to] (its start to the new node's takeover;
     // 0 when the window is empty or no gap overlaps it).
@@ -44,6 +42,8 @@ struct PingGap {
     // and after (ping's timer and the replies share two busy CPUs).
     double other_gap_ms = 0;
     int transmitted = 0, received = 0;  // ping's own summary line
+    // The longest time between two consecutive replies, wherever it was.
+    double longest_gap_ms() const { return event_gap_ms > other_gap_ms ? event_gap_ms : other_gap_ms; }
 };
 
 // From `ping -D` output: "[1796298452.586] 64 bytes from ...", and the

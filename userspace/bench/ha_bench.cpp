@@ -297,7 +297,6 @@ public:
             const auto& f = kFamilies[i];
             auto tcp = parse_tcp_outage(read_text(flows[i].server.log_path), at_ + 2);
             if (!tcp) return with_context(what + " " + f.name + ", the iperf3 server", tcp.error());
-            // Until shortly before the event, the gaps are this machine's own.
             // The failover's window: from the event until both the links
             // were gone and fw1 had taken over.
             const double window_end = std::max(links_gone_at, event_at + *takeover_ms / 1000.0);
