@@ -84,6 +84,7 @@ static __always_inline int fib_resolve(void *ctx, struct packet_ctx *pc, __u32 i
 			__builtin_memcpy(pc->fib.dst_mac, p.dmac, 6);
 			__builtin_memcpy(pc->fib.src_mac, p.smac, 6);
 			pc->fib.mtu = p.mtu_result;
+			pc->fib.flags = bpf_map_lookup_elem(&tx_ports, &p.ifindex) ? SESSION_FIB_XMIT : 0;
 			pc->fib_valid = 1;
 		}
 	}

@@ -67,11 +67,9 @@ static __always_inline int fib_ensure(struct xdp_md *ctx, struct packet_ctx *pc,
 /* Why a packet with a valid FIB result must still go to the kernel, or 0. */
 static __always_inline int forward_pass_reason(const struct packet_ctx *pc)
 {
-	__u32 ifindex = pc->fib.ifindex;
-
 	if (pc->ttl <= 1)
 		return STAT_PASS_TTL;
-	if (!bpf_map_lookup_elem(&tx_ports, &ifindex))
+	if (!(pc->fib.flags & SESSION_FIB_XMIT))
 		return STAT_PASS_NO_XMIT;
 	/* In generic mode GSO/GRO aggregates arrive here whole; the kernel
 	 * refuses to redirect them (xdp_ok_fwd_dev), so it forwards them. */
@@ -86,7 +84,7 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct packet_ctx 
 	__u32 ifindex = pc->fib.ifindex;
 	void *data, *data_end;
 	struct ethhdr *eth;
-	/* xdp_nat_prog decided before rewriting; don't look tx_ports up twice. */
+	/* xdp_nat_prog decided before rewriting; don't decide twice. */
 	int reason = pc->forward_checked ? 0 : forward_pass_reason(pc);
 
 	if (reason) {

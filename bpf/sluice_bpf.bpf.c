@@ -213,6 +213,10 @@ int xdp_zone_prog(struct xdp_md *ctx)
 	}
 	if (pc->nat.flags & SESSION_NAT_ANY)
 		return jump(ctx, SLUICE_JUMP_NAT);
+	/* The fast path: the session's cached egress is current, nothing to
+	 * translate: redirect from here, without the tail call to forward. */
+	if (pc->fib_valid)
+		return forward_packet(ctx, pc);
 	return jump(ctx, SLUICE_JUMP_FORWARD);
 }
 
@@ -584,7 +588,10 @@ int tc_egress_prog(struct __sk_buff *skb)
 		s->fib.ifindex = skb->ifindex;
 		__builtin_memcpy(s->fib.dst_mac, eth->h_dest, 6);
 		__builtin_memcpy(s->fib.src_mac, eth->h_source, 6);
+		__u32 out = skb->ifindex;
+
 		s->fib.mtu = mtu;
+		s->fib.flags = bpf_map_lookup_elem(&tx_ports, &out) ? SESSION_FIB_XMIT : 0;
 		s->fib.generation = cfg->fib_generation;
 	}
 	/* A packet XDP handed over untranslated (maps/nat.h, xdp_nat_prog). */

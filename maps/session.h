@@ -44,7 +44,14 @@ struct session_fib {
 	__u8 dst_mac[6];
 	__u8 src_mac[6];
 	__u16 mtu;
-	__u16 pad;
+	__u16 flags;           /* enum session_fib_flags */
+};
+
+enum session_fib_flags {
+	/* ifindex is in tx_ports (checked when the result was taken): the fast
+	 * path redirects without looking it up again. The loader bumps the FIB
+	 * generation after it removes a port, so no cached result outlives it. */
+	SESSION_FIB_XMIT = 1 << 0,
 };
 
 /* A TCP connection the inspection stage handed back to the fast path after

@@ -210,6 +210,10 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
     // 4. Bindings and ports the new config no longer has.
     if (auto s = prune_zones(map_fd("zones"), bindings); !s) return s;
     if (auto s = prune_devmap(map_fd("tx_ports"), ports); !s) return s;
+    // A session may have cached "egress is in tx_ports" (SESSION_FIB_XMIT)
+    // for a port just pruned, between the flip and the prune: one more
+    // generation makes every cached result be taken again.
+    if (auto s = bump_fib_generation(); !s) return s;
 
     // 5. Only now do this process's programs take over the tail calls (after
     //    a restart the old xdp_main_prog, still attached, jumps into them):
