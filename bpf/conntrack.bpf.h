@@ -115,36 +115,43 @@ static __always_inline void nat_port_release(__u8 family, __u8 protocol, const s
 static __always_inline int session_create(struct packet_ctx *pc, const struct runtime_config *cfg,
 					  __u32 policy_id, __u16 ruleset_id, __u8 punt_flags, __u64 now)
 {
-	struct session_value v = {};
+	__u32 slot = 0;
+	struct session_value *v = bpf_map_lookup_elem(&session_build, &slot);
 	union session_key reply;
 	__u8 nat = pc->nat.flags & SESSION_NAT_ANY;
 
-	v.created_ns = now;
-	v.last_seen_ns = now;
-	v.packets = 1;
-	v.bytes = pc->l3_len;
-	v.policy_id = policy_id;
-	v.zone_in = pc->zone_in;
-	v.zone_out = pc->zone_out;
-	v.tcp_state = pc->protocol == IPPROTO_TCP ? TCP_SESSION_SYN_SENT : TCP_SESSION_NONE;
-	v.punt_flags = punt_flags;
-	v.ruleset_id = ruleset_id;
-	v.policy_generation = cfg->config_generation;
+	if (!v) {
+		nat_port_release(pc->family, pc->protocol, &pc->nat);
+		return STAT_DROP_INTERNAL;
+	}
+	__builtin_memset(v, 0, sizeof(*v));
+
+	v->created_ns = now;
+	v->last_seen_ns = now;
+	v->packets = 1;
+	v->bytes = pc->l3_len;
+	v->policy_id = policy_id;
+	v->zone_in = pc->zone_in;
+	v->zone_out = pc->zone_out;
+	v->tcp_state = pc->protocol == IPPROTO_TCP ? TCP_SESSION_SYN_SENT : TCP_SESSION_NONE;
+	v->punt_flags = punt_flags;
+	v->ruleset_id = ruleset_id;
+	v->policy_generation = cfg->config_generation;
 	if (nat)
-		v.nat = pc->nat;
+		v->nat = pc->nat;
 	if (pc->fib_valid) {
-		v.fib = pc->fib;
-		v.fib.generation = cfg->fib_generation;
+		v->fib = pc->fib;
+		v->fib.generation = cfg->fib_generation;
 	}
 	if (punt_flags & SESSION_PUNT_SYNPROXY)
-		v.synproxy = pc->synproxy_state;
+		v->synproxy = pc->synproxy_state;
 	if (pc->source_counted)
-		v.flags |= SESSION_F_SOURCE_COUNTED;
-	if (session_update(pc->family, &pc->key, &v))
+		v->flags |= SESSION_F_SOURCE_COUNTED;
+	if (session_update(pc->family, &pc->key, v))
 		goto full;
 
 	if (nat) {
-		struct session_nat *r = &v.nat;
+		struct session_nat *r = &v->nat;
 
 		nat_reverse(pc->family, pc->protocol, &pc->nat, &reply);
 		/* Packets arriving with the reply key leave with the original
@@ -167,18 +174,18 @@ static __always_inline int session_create(struct packet_ctx *pc, const struct ru
 	} else {
 		reverse_key(pc, &reply);
 	}
-	v.packets = 0;
-	v.bytes = 0;
-	v.zone_in = pc->zone_out;
-	v.zone_out = pc->zone_in;
-	v.flags = SESSION_F_REPLY;
-	__builtin_memset(&v.fib, 0, sizeof(v.fib));
+	v->packets = 0;
+	v->bytes = 0;
+	v->zone_in = pc->zone_out;
+	v->zone_out = pc->zone_in;
+	v->flags = SESSION_F_REPLY;
+	__builtin_memset(&v->fib, 0, sizeof(v->fib));
 	/* A translated reply tuple must not take over another flow's entry. */
 	if (pc->family == SLUICE_FAMILY_IPV4) {
-		if (bpf_map_update_elem(&sessions_v4, &reply.v4, &v, nat ? BPF_NOEXIST : BPF_ANY))
+		if (bpf_map_update_elem(&sessions_v4, &reply.v4, v, nat ? BPF_NOEXIST : BPF_ANY))
 			goto undo;
 	} else {
-		if (bpf_map_update_elem(&sessions_v6, &reply.v6, &v, nat ? BPF_NOEXIST : BPF_ANY))
+		if (bpf_map_update_elem(&sessions_v6, &reply.v6, v, nat ? BPF_NOEXIST : BPF_ANY))
 			goto undo;
 	}
 	ha_note_flow(pc->family, &pc->key);

@@ -6,6 +6,7 @@
 #include "checksum.bpf.h"
 #include "conntrack.bpf.h"
 #include "fib.bpf.h"
+#include "hook.bpf.h"
 
 /* Pass reasons for fib_resolve codes that leave the packet to the kernel. */
 static __always_inline int fib_pass_reason(int rc)
@@ -24,7 +25,7 @@ static __always_inline int fib_pass_reason(int rc)
 }
 
 /* Removes the 802.1Q tag in front of L3 (the egress interface is untagged). */
-static __always_inline int vlan_pop(struct xdp_md *ctx, struct packet_ctx *pc)
+static __always_inline int vlan_pop(hook_ctx *ctx, struct packet_ctx *pc)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -38,7 +39,7 @@ static __always_inline int vlan_pop(struct xdp_md *ctx, struct packet_ctx *pc)
 	eth = (void *)eth + sizeof(*tag);
 	__builtin_memcpy(eth, macs, 12);
 	eth->h_proto = tag->proto;
-	if (bpf_xdp_adjust_head(ctx, (int)sizeof(*tag)))
+	if (hook_adjust_head(ctx, (int)sizeof(*tag)))
 		return -1;
 	pc->l3_off -= sizeof(*tag);
 	return 0;
@@ -46,7 +47,7 @@ static __always_inline int vlan_pop(struct xdp_md *ctx, struct packet_ctx *pc)
 
 /* Makes pc->fib valid (the session's cache was stale or empty), refreshing
  * the session's cache. Returns the BPF_FIB_LKUP_RET_* code. */
-static __always_inline int fib_ensure(struct xdp_md *ctx, struct packet_ctx *pc, const struct runtime_config *cfg)
+static __always_inline int fib_ensure(hook_ctx *ctx, struct packet_ctx *pc, const struct runtime_config *cfg)
 {
 	int rc;
 
@@ -78,8 +79,8 @@ static __always_inline int forward_pass_reason(const struct packet_ctx *pc)
 	return 0;
 }
 
-/* Rewrites and redirects; returns the XDP verdict. */
-static __always_inline int forward_packet(struct xdp_md *ctx, struct packet_ctx *pc)
+/* Rewrites and redirects; returns the hook's verdict. */
+static __always_inline int forward_packet(hook_ctx *ctx, struct packet_ctx *pc)
 {
 	__u32 ifindex = pc->fib.ifindex;
 	void *data, *data_end;
@@ -89,7 +90,7 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct packet_ctx 
 
 	if (reason) {
 		count(reason);
-		return XDP_PASS;
+		return HOOK_PASS;
 	}
 	if (pc->l3_off != sizeof(struct ethhdr) && vlan_pop(ctx, pc))
 		goto internal;
@@ -115,10 +116,10 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct packet_ctx 
 		ip6->hop_limit--;
 	}
 	count(STAT_FORWARD);
-	return bpf_redirect_map(&tx_ports, ifindex, 0);
+	return hook_redirect(ctx, ifindex);
 internal:
 	count(STAT_DROP_INTERNAL);
-	return XDP_DROP;
+	return HOOK_DROP;
 }
 
 #endif

@@ -236,7 +236,11 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } stats SEC(".maps");
 
-/* Tail-call targets (enum sluice_jump_slot). */
+/* Tail-call targets (enum sluice_jump_slot). A program array holds programs
+ * of one type, so the TC build of the pipeline (hook.bpf.h) has its own. */
+#ifdef SLUICE_HOOK_TC
+#define jump_table tc_jump_table
+#endif
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
 	__uint(max_entries, SLUICE_JUMP_SLOTS);
@@ -244,6 +248,29 @@ struct {
 	__type(value, __u32);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } jump_table SEC(".maps");
+
+#ifdef SLUICE_HOOK_TC
+/* The TC pipeline's hand-off to tc_punt_prog (hook_handoff): one record per
+ * CPU, written just before the pipeline passes the packet on to the next
+ * filter, read and cleared by it in the same run. Only in the TC build until
+ * the `tc` mode's loader and tc_punt_prog's reading side land. */
+struct tc_handoff {
+	union {
+		struct punt_meta punt;
+		struct synproxy_meta synproxy;
+		__u8 bytes[sizeof(struct synproxy_meta) > sizeof(struct punt_meta) ? sizeof(struct synproxy_meta)
+											 : sizeof(struct punt_meta)];
+	};
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tc_handoff);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} tc_handoff SEC(".maps");
+#endif
 
 /* Parsed packet handed from one tail-called program to the next. Slot 0 is
  * XDP's, slot 1 TC egress's, slot 2 TC ingress's: a softirq (XDP, TC
@@ -255,6 +282,16 @@ struct {
 	__type(value, struct packet_ctx);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } pkt_scratch SEC(".maps");
+
+/* Where session_create builds a new flow's entries: a session_value (144
+ * bytes) on the stack would leave the first-packet program none to spare.
+ * Only the first-packet path uses it, so one slot per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct session_value);
+} session_build SEC(".maps");
 
 /* The inspection stage as the fast path sees it (maps/punt.h). */
 struct {

@@ -20,6 +20,7 @@
 #include "parse.bpf.h"
 #include "checksum.bpf.h"
 #include "conntrack.bpf.h"
+#include "hook.bpf.h"
 
 /* Updates a TCP/UDP checksum field for an address change (pseudo-header,
  * addr_delta) and a port change (port_delta). pseudo_old is the old
@@ -45,7 +46,7 @@ static __always_inline void l4_csum_update(__sum16 *field, __u64 pseudo_old, __u
 }
 
 /* The L4 part of a translated packet: ports / echo id and the checksum. */
-static __always_inline int nat_rewrite_l4(struct xdp_md *ctx, struct packet_ctx *pc, __u64 pseudo_old,
+static __always_inline int nat_rewrite_l4(hook_ctx *ctx, struct packet_ctx *pc, __u64 pseudo_old,
 					  __u64 addr_delta)
 {
 	void *data = (void *)(long)ctx->data;
@@ -109,7 +110,7 @@ static __always_inline __u64 pseudo_sum(const struct packet_ctx *pc, __u64 addr_
 }
 
 /* Rewrites a packet of a translated flow (not an ICMP error). 0 or -1. */
-static __always_inline int nat_rewrite(struct xdp_md *ctx, struct packet_ctx *pc)
+static __always_inline int nat_rewrite(hook_ctx *ctx, struct packet_ctx *pc)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;

@@ -15,8 +15,9 @@
 
 #include "maps.bpf.h"
 #include "conntrack.bpf.h"
+#include "hook.bpf.h"
 
-#define PUNT_CONTINUE (-1)
+#define PUNT_CONTINUE 0x100 /* no verdict of either hook */
 
 static __always_inline struct punt_config *punt_config(void)
 {
@@ -64,17 +65,16 @@ static __always_inline int punt_opens_flow(const struct packet_ctx *pc)
 	return pc->protocol == IPPROTO_UDP;
 }
 
-/* A packet of a punted session: XDP_PASS with metadata, XDP_DROP, or
+/* A packet of a punted session: passed with its punt_meta handed off, dropped, or
  * PUNT_CONTINUE when the flow takes the fast path (stage down, fail-open).
  * A new flow (its first packet) is also turned away while the stage says it
  * is overloaded. */
-static __always_inline int xdp_punt(struct xdp_md *ctx, struct packet_ctx *pc, struct session_value *s,
+static __always_inline int xdp_punt(hook_ctx *ctx, struct packet_ctx *pc, struct session_value *s,
 				    int new_flow)
 {
 	struct punt_config *cfg = punt_config();
 	struct punt_ruleset_stats *st = punt_ruleset_stats(s->ruleset_id);
 	struct punt_meta *meta;
-	void *data;
 
 	if (!cfg || !cfg->stage_up || (new_flow && cfg->overloaded)) {
 		if (punt_fails_open(s->ruleset_id)) {
@@ -87,7 +87,7 @@ static __always_inline int xdp_punt(struct xdp_md *ctx, struct packet_ctx *pc, s
 		if (st)
 			st->fail_closed_packets++;
 		count(STAT_DROP_INSPECT_FAIL_CLOSED);
-		return XDP_DROP;
+		return HOOK_DROP;
 	}
 	/* The stage is draining its sockets to hand the connection back: what
 	 * would add to them waits for its sender's retransmission (after the
@@ -96,17 +96,12 @@ static __always_inline int xdp_punt(struct xdp_md *ctx, struct packet_ctx *pc, s
 	if ((s->punt_flags & SESSION_PUNT_HOLD) && pc->protocol == IPPROTO_TCP &&
 	    (pc->l4_payload_len || pc->frag != FRAG_NONE || (pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_FIN)))) {
 		count(STAT_DROP_INSPECT_HANDOFF_HOLD);
-		return XDP_DROP;
+		return HOOK_DROP;
 	}
-	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta))) {
+	meta = hook_handoff(ctx, sizeof(*meta));
+	if (!meta) {
 		count(STAT_DROP_INTERNAL);
-		return XDP_DROP;
-	}
-	meta = (void *)(long)ctx->data_meta;
-	data = (void *)(long)ctx->data;
-	if ((void *)(meta + 1) > data) {
-		count(STAT_DROP_INTERNAL);
-		return XDP_DROP;
+		return HOOK_DROP;
 	}
 	meta->magic = PUNT_META_MAGIC;
 	meta->ruleset_id = s->ruleset_id;
@@ -117,7 +112,7 @@ static __always_inline int xdp_punt(struct xdp_md *ctx, struct packet_ctx *pc, s
 		st->punted_bytes += pc->l3_len;
 	}
 	count(STAT_PUNT_INSPECT);
-	return XDP_PASS;
+	return HOOK_PASS_HANDOFF;
 }
 
 /* TCP state for a punted session. Its two TCP connections end in the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * `reject`: the answer is built in place and sent back out of the ingress
- * interface with XDP_TX. TCP gets a RST (RFC 9293 §3.10.7.1: seq from the
+ * interface (XDP_TX, or its TC equivalent: hook.bpf.h). TCP gets a RST (RFC 9293 §3.10.7.1: seq from the
  * ACK if there was one, else seq 0 and ACK of everything the segment occupied);
  * everything else gets destination-unreachable / administratively prohibited
  * (ICMP 3/13, ICMPv6 1/1) from the original destination, quoting the original
@@ -14,6 +14,7 @@
 #include "checksum.bpf.h"
 #include "parse.bpf.h"
 #include "maps.bpf.h"
+#include "hook.bpf.h"
 
 #define REJECT_TTL 64
 #define REJECT_QUOTE_MAX_V4 548
@@ -88,16 +89,12 @@ static __always_inline void fill_rst(struct tcphdr *tcp, const struct packet_ctx
 }
 
 /* Shrinks or grows the frame's tail so it is new_len bytes long. */
-static __always_inline int set_frame_len(struct xdp_md *ctx, __u32 new_len)
+static __always_inline int set_frame_len(hook_ctx *ctx, __u32 new_len)
 {
-	/* Via the helper: clang folds data_end - data into 32-bit pointer
-	 * arithmetic that the verifier rejects. */
-	__u64 old_len = bpf_xdp_get_buff_len(ctx);
-
-	return bpf_xdp_adjust_tail(ctx, (int)new_len - (int)old_len);
+	return hook_set_frame_len(ctx, new_len) ? -1 : 0;
 }
 
-static __always_inline int reject_tcp(struct xdp_md *ctx, struct packet_ctx *pc)
+static __always_inline int reject_tcp(hook_ctx *ctx, struct packet_ctx *pc)
 {
 	__u32 l2_len = pc->l3_off == sizeof(struct ethhdr) ? sizeof(struct ethhdr) : sizeof(struct l2_header);
 	__u32 l3_len = pc->family == SLUICE_FAMILY_IPV4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
@@ -156,7 +153,7 @@ static __always_inline int reject_tcp(struct xdp_md *ctx, struct packet_ctx *pc)
 
 /* ICMP / ICMPv6 "administratively prohibited", quoting the original datagram,
  * which stays where it is: only the new headers are written in front of it. */
-static __always_inline int reject_icmp(struct xdp_md *ctx, struct packet_ctx *pc)
+static __always_inline int reject_icmp(hook_ctx *ctx, struct packet_ctx *pc)
 {
 	int v4 = pc->family == SLUICE_FAMILY_IPV4;
 	__u32 l2_len = pc->l3_off == sizeof(struct ethhdr) ? sizeof(struct ethhdr) : sizeof(struct l2_header);
@@ -175,7 +172,7 @@ static __always_inline int reject_icmp(struct xdp_md *ctx, struct packet_ctx *pc
 
 	if (read_l2_swapped((void *)(long)ctx->data, (void *)(long)ctx->data_end, l2_len, &l2))
 		return -1;
-	if (bpf_xdp_adjust_head(ctx, -(int)head))
+	if (hook_adjust_head(ctx, -(int)head))
 		return -1;
 	if (set_frame_len(ctx, l2_len + head + quote))
 		return -1;

@@ -17,6 +17,7 @@
 #include "parse.bpf.h"
 #include "checksum.bpf.h"
 #include "nat_rewrite.bpf.h"
+#include "hook.bpf.h"
 
 #define TCPOPT_EOL_KIND 0
 #define TCPOPT_NOP_KIND 1
@@ -93,7 +94,7 @@ static long tcp_option_step(__u32 index, void *ctx)
 
 /* Finds the options of the TCP header at l4_off (0 in pos: absent).
  * Malformed options end the walk; what was found before stays valid. */
-static __always_inline void tcp_find_options(struct xdp_md *ctx, __u32 l4_off, struct tcp_option_pos *pos)
+static __always_inline void tcp_find_options(hook_ctx *ctx, __u32 l4_off, struct tcp_option_pos *pos)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -110,7 +111,7 @@ static __always_inline void tcp_find_options(struct xdp_md *ctx, __u32 l4_off, s
 	len -= sizeof(struct tcphdr);
 	if (len > TCP_MAX_OPTION_BYTES)
 		return;
-	if (bpf_xdp_load_bytes(ctx, clamp_offset(l4_off) + sizeof(struct tcphdr), w.buf, len))
+	if (hook_load_bytes(ctx, clamp_offset(l4_off) + sizeof(struct tcphdr), w.buf, len))
 		return;
 	w.len = len;
 	bpf_loop(TCP_MAX_OPTION_BYTES, tcp_option_step, &w, 0);
@@ -141,7 +142,7 @@ static __always_inline __u64 tcp_field_add(__u8 *tcp, void *data_end, __u32 off,
 
 /* The sender's newest TSval while the session is punted (host order), for
  * the stage's hand-off. */
-static __always_inline void tcp_note_tsval(struct xdp_md *ctx, const struct packet_ctx *pc, struct session_value *s)
+static __always_inline void tcp_note_tsval(hook_ctx *ctx, const struct packet_ctx *pc, struct session_value *s)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -182,7 +183,7 @@ static __always_inline __u16 tcp_scale_window(__u16 window, __s8 shift)
 
 /* Rewrites a segment of a spliced session. 0, or -1 when the header is not
  * all there (the caller drops it). */
-static __always_inline int tcp_splice_rewrite(struct xdp_md *ctx, struct packet_ctx *pc, const struct session_splice *sp)
+static __always_inline int tcp_splice_rewrite(hook_ctx *ctx, struct packet_ctx *pc, const struct session_splice *sp)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The hook the pipeline runs on. The pipeline (parse → zone → policy → NAT →
+ * forward, with host-inbound, the SYN proxy, the splice and the punt) is one
+ * body of code; this header is everything in it that differs between XDP and
+ * TC ingress: the context type, the verdicts, the section and program names,
+ * and the handful of helpers that exist under another name (or not at all) on
+ * the other hook.
+ *
+ * sluice_bpf.bpf.c builds the pipeline for XDP; sluice_tc.bpf.c defines
+ * SLUICE_HOOK_TC and builds the same source for TC ingress (the `tc` mode,
+ * for devices where XDP would run generic: there a GRO aggregate is
+ * classified and redirected whole, keeping GSO, where generic XDP must
+ * linearize it first and cannot redirect it at all).
+ */
+#ifndef SLUICE_BPF_HOOK_H
+#define SLUICE_BPF_HOOK_H
+
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+#include "maps.bpf.h"
+
+#ifdef SLUICE_HOOK_TC
+
+typedef struct __sk_buff hook_ctx;
+#define HOOK_SEC SEC("tc")
+#define HOOK_PROG(stage) tc_##stage##_prog
+#define HOOK_PASS TC_ACT_OK
+#define HOOK_DROP TC_ACT_SHOT
+#define HOOK_ABORTED TC_ACT_SHOT
+/* A pass with a hand-off for tc_punt_prog: continue to the next filter on
+ * the hook (tc_punt_prog, attached behind the pipeline) instead of ending
+ * classification. */
+#define HOOK_PASS_HANDOFF TC_ACT_UNSPEC
+
+/* The whole frame's length; data_end only bounds the linear part. */
+static __always_inline __u32 hook_frame_len(hook_ctx *ctx)
+{
+	return ctx->len;
+}
+
+static __always_inline long hook_load_bytes(hook_ctx *ctx, __u32 off, void *to, __u32 len)
+{
+	return bpf_skb_load_bytes(ctx, off, to, len);
+}
+
+/* Grows (delta < 0) the frame at its front. Shrinking from the front is
+ * not needed on TC: a VLAN tag there is not in the frame (hook_vlan_pop). */
+static __always_inline long hook_adjust_head(hook_ctx *ctx, int delta)
+{
+	if (delta > 0)
+		return -1;
+	return bpf_skb_change_head(ctx, (__u32)-delta, 0);
+}
+
+static __always_inline long hook_set_frame_len(hook_ctx *ctx, __u32 new_len)
+{
+	return bpf_skb_change_tail(ctx, new_len, 0);
+}
+
+/* Sends the frame back out of the interface it came in on. */
+static __always_inline int hook_tx(hook_ctx *ctx)
+{
+	return bpf_redirect(ctx->ifindex, 0);
+}
+
+/* Out of `ifindex` (a port in tx_ports: the caller checked). */
+static __always_inline int hook_redirect(hook_ctx *ctx, __u32 ifindex)
+{
+	return bpf_redirect(ifindex, 0);
+}
+
+/* Room for the record tc_punt_prog reads (punt_meta, synproxy_meta) of a
+ * packet passed with HOOK_PASS_HANDOFF, or NULL. TC has no metadata area in
+ * front of the frame; the record waits in this CPU's tc_handoff slot, which
+ * tc_punt_prog, the next filter on the same hook, reads and clears. */
+static __always_inline void *hook_handoff(hook_ctx *ctx, __u32 size)
+{
+	__u32 slot = 0;
+	struct tc_handoff *h = bpf_map_lookup_elem(&tc_handoff, &slot);
+
+	if (!h || size > sizeof(h->bytes))
+		return 0;
+	return h->bytes;
+}
+
+#else /* XDP */
+
+typedef struct xdp_md hook_ctx;
+#define HOOK_SEC SEC("xdp")
+#define HOOK_PROG(stage) xdp_##stage##_prog
+#define HOOK_PASS XDP_PASS
+#define HOOK_DROP XDP_DROP
+#define HOOK_ABORTED XDP_ABORTED
+#define HOOK_PASS_HANDOFF XDP_PASS
+
+static __always_inline __u32 hook_frame_len(hook_ctx *ctx)
+{
+	/* Via the helper: clang folds data_end - data into 32-bit pointer
+	 * arithmetic the verifier rejects. */
+	return (__u32)bpf_xdp_get_buff_len(ctx);
+}
+
+static __always_inline long hook_load_bytes(hook_ctx *ctx, __u32 off, void *to, __u32 len)
+{
+	return bpf_xdp_load_bytes(ctx, off, to, len);
+}
+
+static __always_inline long hook_adjust_head(hook_ctx *ctx, int delta)
+{
+	return bpf_xdp_adjust_head(ctx, delta);
+}
+
+static __always_inline long hook_set_frame_len(hook_ctx *ctx, __u32 new_len)
+{
+	return bpf_xdp_adjust_tail(ctx, (int)new_len - (int)hook_frame_len(ctx));
+}
+
+static __always_inline int hook_tx(hook_ctx *ctx)
+{
+	return XDP_TX;
+}
+
+static __always_inline int hook_redirect(hook_ctx *ctx, __u32 ifindex)
+{
+	return bpf_redirect_map(&tx_ports, ifindex, 0);
+}
+
+/* Room for the record tc_punt_prog reads, in the metadata area in front of
+ * the frame (generic XDP keeps it on the skb), or NULL. */
+static __always_inline void *hook_handoff(hook_ctx *ctx, __u32 size)
+{
+	void *meta;
+
+	if (bpf_xdp_adjust_meta(ctx, -(int)size))
+		return 0;
+	meta = (void *)(long)ctx->data_meta;
+	if (meta + size > (void *)(long)ctx->data)
+		return 0;
+	return meta;
+}
+
+#endif
+
+#endif
