@@ -7,9 +7,9 @@
  * and the handful of helpers that exist under another name (or not at all) on
  * the other hook.
  *
- * sluice_bpf.bpf.c builds the pipeline for XDP; sluice_tc.bpf.c defines
- * SLUICE_HOOK_TC and builds the same source for TC ingress (the `tc` mode,
- * for devices where XDP would run generic: there a GRO aggregate is
+ * sluice_bpf.bpf.c builds the pipeline for XDP. The SLUICE_HOOK_TC side is
+ * for a TC build of the same source, not built yet (issue 19's `tc` mode,
+ * for devices where XDP would run generic: there a GRO aggregate would be
  * classified and redirected whole, keeping GSO, where generic XDP must
  * linearize it first and cannot redirect it at all).
  */
