@@ -51,17 +51,18 @@ static __always_inline __be16 dst_port_of(const struct packet_ctx *pc)
 	return pc->family == SLUICE_FAMILY_IPV4 ? pc->key.v4.dst_port : pc->key.v6.dst_port;
 }
 
-/* Runs bpf_fib_lookup for pc's tuple (translated destination) arriving on ingress_ifindex. On SUCCESS
+/* Runs bpf_fib_lookup for pc's tuple (translated destination) arriving on
+ * ingress_ifindex, for packets of tot_len bytes (the MTU check). On SUCCESS
  * fills pc->fib and sets fib_valid. On NO_NEIGH the egress ifindex is still
  * filled (policy needs the egress zone). Returns the BPF_FIB_LKUP_RET_* code. */
-static __always_inline int fib_resolve(void *ctx, struct packet_ctx *pc, __u32 ingress_ifindex)
+static __always_inline int fib_resolve(void *ctx, struct packet_ctx *pc, __u32 ingress_ifindex, __u32 tot_len)
 {
 	struct bpf_fib_lookup p = {};
 	int rc;
 
 	p.ifindex = ingress_ifindex;
 	p.l4_protocol = pc->protocol;
-	p.tot_len = pc->l3_len;
+	p.tot_len = tot_len;
 	if (pc->family == SLUICE_FAMILY_IPV4) {
 		p.family = AF_INET;
 		p.ipv4_src = pc->key.v4.src_addr;

@@ -53,7 +53,7 @@ static __always_inline int fib_ensure(hook_ctx *ctx, struct packet_ctx *pc, cons
 
 	if (pc->fib_valid)
 		return BPF_FIB_LKUP_RET_SUCCESS;
-	rc = fib_resolve(ctx, pc, ctx->ingress_ifindex);
+	rc = fib_resolve(ctx, pc, ctx->ingress_ifindex, hook_l3_wire_len(ctx, pc));
 	if (rc == BPF_FIB_LKUP_RET_SUCCESS && pc->fib_stale_session) {
 		struct session_value *s = session_lookup(pc->family, &pc->key);
 
@@ -66,15 +66,16 @@ static __always_inline int fib_ensure(hook_ctx *ctx, struct packet_ctx *pc, cons
 }
 
 /* Why a packet with a valid FIB result must still go to the kernel, or 0. */
-static __always_inline int forward_pass_reason(const struct packet_ctx *pc)
+static __always_inline int forward_pass_reason(hook_ctx *ctx, const struct packet_ctx *pc)
 {
 	if (pc->ttl <= 1)
 		return STAT_PASS_TTL;
 	if (!(pc->fib.flags & SESSION_FIB_XMIT))
 		return STAT_PASS_NO_XMIT;
 	/* In generic mode GSO/GRO aggregates arrive here whole; the kernel
-	 * refuses to redirect them (xdp_ok_fwd_dev), so it forwards them. */
-	if (pc->fib.mtu && pc->l3_len > pc->fib.mtu)
+	 * refuses to redirect them (xdp_ok_fwd_dev), so it forwards them. On
+	 * TC one is measured by the segments it will leave as. */
+	if (pc->fib.mtu && hook_l3_wire_len(ctx, pc) > pc->fib.mtu)
 		return STAT_PASS_OVER_MTU;
 	return 0;
 }
@@ -86,13 +87,15 @@ static __always_inline int forward_packet(hook_ctx *ctx, struct packet_ctx *pc)
 	void *data, *data_end;
 	struct ethhdr *eth;
 	/* xdp_nat_prog decided before rewriting; don't decide twice. */
-	int reason = pc->forward_checked ? 0 : forward_pass_reason(pc);
+	int reason = pc->forward_checked ? 0 : forward_pass_reason(ctx, pc);
 
 	if (reason) {
 		count(reason);
 		return HOOK_PASS;
 	}
 	if (pc->l3_off != sizeof(struct ethhdr) && vlan_pop(ctx, pc))
+		goto internal;
+	if (hook_untag(ctx))
 		goto internal;
 
 	data = (void *)(long)ctx->data;

@@ -7,11 +7,11 @@
  * and the handful of helpers that exist under another name (or not at all) on
  * the other hook.
  *
- * sluice_bpf.bpf.c builds the pipeline for XDP. The SLUICE_HOOK_TC side is
- * for a TC build of the same source, not built yet (issue 19's `tc` mode,
- * for devices where XDP would run generic: there a GRO aggregate would be
- * classified and redirected whole, keeping GSO, where generic XDP must
- * linearize it first and cannot redirect it at all).
+ * sluice_bpf.bpf.c builds the pipeline for XDP; sluice_tc.bpf.c builds it
+ * with SLUICE_HOOK_TC for TC ingress, the `tc` mode, for devices where XDP
+ * would run generic: there a GRO aggregate is classified and redirected
+ * whole, keeping GSO, where generic XDP must linearize it first and cannot
+ * redirect it at all.
  */
 #ifndef SLUICE_BPF_HOOK_H
 #define SLUICE_BPF_HOOK_H
@@ -20,6 +20,13 @@
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 #include "maps.bpf.h"
+#include "parse.bpf.h"
+
+/* The mark of a packet the TC pipeline sent out (hook_tx, hook_redirect): a
+ * redirect on TC goes through the egress device's TC egress hook, where
+ * tc_egress_prog must leave alone what the pipeline already forwarded and
+ * translated. tc_egress_prog clears it; an XDP redirect never meets TC. */
+#define SLUICE_TC_REDIRECT_MARK 0x51c0f0dU
 
 #ifdef SLUICE_HOOK_TC
 
@@ -33,6 +40,42 @@ typedef struct __sk_buff hook_ctx;
  * the hook (tc_punt_prog, attached behind the pipeline) instead of ending
  * classification. */
 #define HOOK_PASS_HANDOFF TC_ACT_UNSPEC
+
+/* Headers the parser may read, made linear (and writable) first: a GRO
+ * aggregate's payload stays in its fragments, untouched. */
+#define HOOK_TC_HEADER_PULL 256
+
+/* Parses the frame into pc (parse_frame's codes). The 802.1Q tag of a
+ * tagged frame is not in it on TC: the kernel moved it to the skb. */
+static __always_inline int hook_parse(hook_ctx *ctx, struct packet_ctx *pc)
+{
+	__u32 len = ctx->len;
+	int rc;
+
+	if (bpf_skb_pull_data(ctx, len < HOOK_TC_HEADER_PULL ? len : HOOK_TC_HEADER_PULL))
+		return STAT_DROP_INTERNAL;
+	rc = parse_frame(pc, (void *)(long)ctx->data, (void *)(long)ctx->data_end, len);
+	if (ctx->vlan_present)
+		pc->vlan_id = ctx->vlan_tci & 0x0fff;
+	return rc;
+}
+
+/* The IP length of the packets this one leaves as: a GSO packet (a GRO
+ * aggregate) is cut into segments of gso_size payload bytes on transmit,
+ * so its MTU is a segment's, not the aggregate's. */
+static __always_inline __u32 hook_l3_wire_len(hook_ctx *ctx, const struct packet_ctx *pc)
+{
+	if (ctx->gso_segs > 1 && ctx->gso_size)
+		return (__u32)(pc->l3_len - pc->l4_payload_len) + ctx->gso_size;
+	return pc->l3_len;
+}
+
+/* Removes the tag the kernel took off a tagged frame (skb->vlan_tci), so
+ * the packet does not leave tagged. */
+static __always_inline long hook_untag(hook_ctx *ctx)
+{
+	return ctx->vlan_present ? bpf_skb_vlan_pop(ctx) : 0;
+}
 
 /* The whole frame's length; data_end only bounds the linear part. */
 static __always_inline __u32 hook_frame_len(hook_ctx *ctx)
@@ -62,12 +105,14 @@ static __always_inline long hook_set_frame_len(hook_ctx *ctx, __u32 new_len)
 /* Sends the frame back out of the interface it came in on. */
 static __always_inline int hook_tx(hook_ctx *ctx)
 {
+	ctx->mark = SLUICE_TC_REDIRECT_MARK;
 	return bpf_redirect(ctx->ifindex, 0);
 }
 
 /* Out of `ifindex` (a port in tx_ports: the caller checked). */
 static __always_inline int hook_redirect(hook_ctx *ctx, __u32 ifindex)
 {
+	ctx->mark = SLUICE_TC_REDIRECT_MARK;
 	return bpf_redirect(ifindex, 0);
 }
 
@@ -82,6 +127,8 @@ static __always_inline void *hook_handoff(hook_ctx *ctx, __u32 size)
 
 	if (!h || size > sizeof(h->bytes))
 		return 0;
+	h->ifindex = ctx->ifindex;
+	h->len = ctx->len;
 	return h->bytes;
 }
 
@@ -94,6 +141,22 @@ typedef struct xdp_md hook_ctx;
 #define HOOK_DROP XDP_DROP
 #define HOOK_ABORTED XDP_ABORTED
 #define HOOK_PASS_HANDOFF XDP_PASS
+
+static __always_inline int hook_parse(hook_ctx *ctx, struct packet_ctx *pc)
+{
+	return parse_packet(pc, (void *)(long)ctx->data, (void *)(long)ctx->data_end);
+}
+
+static __always_inline __u32 hook_l3_wire_len(hook_ctx *ctx, const struct packet_ctx *pc)
+{
+	return pc->l3_len;
+}
+
+/* An XDP frame keeps its tag in the frame (vlan_pop in forward.bpf.h). */
+static __always_inline long hook_untag(hook_ctx *ctx)
+{
+	return 0;
+}
 
 static __always_inline __u32 hook_frame_len(hook_ctx *ctx)
 {

@@ -249,11 +249,13 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } jump_table SEC(".maps");
 
-#ifdef SLUICE_HOOK_TC
 /* The TC pipeline's hand-off to tc_punt_prog (hook_handoff): one record per
  * CPU, written just before the pipeline passes the packet on to the next
- * filter, read and cleared by it in the same run. Only in the TC build until
- * the `tc` mode's loader and tc_punt_prog's reading side land. */
+ * filter on the same hook, tc_punt_prog, which reads and clears it in the
+ * same run. ifindex and len say which packet it was written for: a record
+ * no filter took (tc_punt_prog not attached behind the pipeline) is never
+ * read as another packet's. Not pinned: the loader hands this object's map
+ * to the TC build by fd. */
 struct tc_handoff {
 	union {
 		struct punt_meta punt;
@@ -261,6 +263,8 @@ struct tc_handoff {
 		__u8 bytes[sizeof(struct synproxy_meta) > sizeof(struct punt_meta) ? sizeof(struct synproxy_meta)
 											 : sizeof(struct punt_meta)];
 	};
+	__u32 ifindex;
+	__u32 len;
 };
 
 struct {
@@ -268,9 +272,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct tc_handoff);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } tc_handoff SEC(".maps");
-#endif
 
 /* Parsed packet handed from one tail-called program to the next. Slot 0 is
  * XDP's, slot 1 TC egress's, slot 2 TC ingress's: a softirq (XDP, TC

@@ -292,7 +292,11 @@ static __always_inline int parse_l4(struct packet_ctx *pc, void *data, void *dat
 	}
 }
 
-static __always_inline int parse_ipv4(struct packet_ctx *pc, void *data, void *data_end)
+/* frame_len: the frame's whole length when the hook knows it (TC: skb->len;
+ * data_end then bounds only the linear part, which holds the headers), or 0
+ * when the frame ends at data_end (XDP). Header reads are always checked
+ * against data_end; lengths a header claims, against the frame. */
+static __always_inline int parse_ipv4(struct packet_ctx *pc, void *data, void *data_end, __u32 frame_len)
 {
 	struct iphdr *iph = data + pc->l3_off;
 	__u32 hlen, tot_len;
@@ -306,7 +310,8 @@ static __always_inline int parse_ipv4(struct packet_ctx *pc, void *data, void *d
 	if ((void *)iph + hlen > data_end)
 		return STAT_DROP_IPV4_TRUNCATED;
 	tot_len = bpf_ntohs(iph->tot_len);
-	if (tot_len < hlen || (void *)iph + tot_len > data_end)
+	if (tot_len < hlen ||
+	    (frame_len ? (__u32)pc->l3_off + tot_len > frame_len : (void *)iph + tot_len > data_end))
 		return STAT_DROP_IPV4_BAD_LENGTH;
 
 	pc->family = SLUICE_FAMILY_IPV4;
@@ -336,7 +341,7 @@ static __always_inline int parse_ipv4(struct packet_ctx *pc, void *data, void *d
 	return parse_l4(pc, data, data_end, (void *)iph + tot_len);
 }
 
-static __always_inline int parse_ipv6(struct packet_ctx *pc, void *data, void *data_end)
+static __always_inline int parse_ipv6(struct packet_ctx *pc, void *data, void *data_end, __u32 frame_len)
 {
 	struct ipv6hdr *ip6 = data + pc->l3_off;
 	void *l3_end, *cursor;
@@ -348,7 +353,7 @@ static __always_inline int parse_ipv6(struct packet_ctx *pc, void *data, void *d
 	if (ip6->version != 6)
 		return STAT_DROP_IPV6_BAD_HEADER;
 	l3_end = (void *)(ip6 + 1) + bpf_ntohs(ip6->payload_len);
-	if (l3_end > data_end)
+	if (frame_len ? (__u32)pc->l3_off + sizeof(*ip6) + bpf_ntohs(ip6->payload_len) > frame_len : l3_end > data_end)
 		return STAT_DROP_IPV6_BAD_LENGTH;
 
 	pc->family = SLUICE_FAMILY_IPV6;
@@ -416,9 +421,10 @@ static __always_inline int parse_ipv6(struct packet_ctx *pc, void *data, void *d
 	return parse_l4(pc, data, data_end, l3_end);
 }
 
-/* Fills pc from the frame at [data, data_end). Returns PARSE_OK, or the
- * stat_reason to drop under, or STAT_PASS_NON_IP for frames that are not IP. */
-static __always_inline int parse_packet(struct packet_ctx *pc, void *data, void *data_end)
+/* Fills pc from the frame at [data, data_end) (frame_len: see parse_ipv4).
+ * Returns PARSE_OK, or the stat_reason to drop under, or STAT_PASS_NON_IP for
+ * frames that are not IP. */
+static __always_inline int parse_frame(struct packet_ctx *pc, void *data, void *data_end, __u32 frame_len)
 {
 	struct ethhdr *eth = data;
 	__u16 proto;
@@ -440,10 +446,16 @@ static __always_inline int parse_packet(struct packet_ctx *pc, void *data, void 
 			return STAT_DROP_VLAN_TOO_DEEP;
 	}
 	if (proto == ETH_P_IP)
-		return parse_ipv4(pc, data, data_end);
+		return parse_ipv4(pc, data, data_end, frame_len);
 	if (proto == ETH_P_IPV6)
-		return parse_ipv6(pc, data, data_end);
+		return parse_ipv6(pc, data, data_end, frame_len);
 	return STAT_PASS_NON_IP;
+}
+
+/* A frame whose end is data_end. */
+static __always_inline int parse_packet(struct packet_ctx *pc, void *data, void *data_end)
+{
+	return parse_frame(pc, data, data_end, 0);
 }
 
 #endif

@@ -62,15 +62,13 @@ static __always_inline int jump(hook_ctx *ctx, __u32 slot)
 HOOK_SEC
 int HOOK_PROG(main)(hook_ctx *ctx)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
 	struct packet_ctx *pc = scratch(0);
 	int rc;
 
 	if (!pc)
 		return HOOK_ABORTED;
 	count(STAT_RX);
-	rc = parse_packet(pc, data, data_end);
+	rc = hook_parse(ctx, pc);
 	if (rc == STAT_PASS_NON_IP)
 		return pass(STAT_PASS_NON_IP);
 	if (rc != PARSE_OK)
@@ -273,7 +271,7 @@ int HOOK_PROG(policy)(hook_ctx *ctx)
 		if (rc)
 			return drop(rc);
 	}
-	rc = fib_resolve(ctx, pc, ctx->ingress_ifindex);
+	rc = fib_resolve(ctx, pc, ctx->ingress_ifindex, hook_l3_wire_len(ctx, pc));
 	/* For the firewall itself (with forwarding off, the lookup stops before
 	 * it can tell: the kernel then delivers only what is its own). */
 	if (rc == BPF_FIB_LKUP_RET_NOT_FWDED || rc == BPF_FIB_LKUP_RET_FWD_DISABLED)
@@ -525,7 +523,7 @@ int HOOK_PROG(nat)(hook_ctx *ctx)
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
 		reason = fib_pass_reason(rc);
 	else
-		reason = forward_pass_reason(pc);
+		reason = forward_pass_reason(ctx, pc);
 	if (reason && (pc->nat.flags & SESSION_NAT_ANY) == SESSION_NAT_SRC) {
 		count(STAT_NAT_DEFERRED_TC);
 		return pass(reason);

@@ -31,6 +31,11 @@ int tc_egress_prog(struct __sk_buff *skb)
 	struct ethhdr *eth = data;
 	__u32 mtu = 0;
 
+	/* Forwarded by the TC pipeline (`tc` mode): session and NAT are done. */
+	if (skb->mark == SLUICE_TC_REDIRECT_MARK) {
+		skb->mark = 0;
+		return TC_ACT_OK;
+	}
 	if (!pc || !cfg)
 		return TC_ACT_OK;
 	if (parse_packet(pc, data, data_end) != PARSE_OK || pc->frag == FRAG_LATER)
@@ -69,28 +74,63 @@ int tc_egress_prog(struct __sk_buff *skb)
 	return TC_ACT_OK;
 }
 
-/* TC ingress: a packet XDP punted (punt_meta in front) is assigned to the
+/* The record the pipeline left for tc_punt_prog, copied into out: in this
+ * CPU's tc_handoff slot when the pipeline ran on TC (the `tc` mode), in the
+ * metadata area in front of the frame when it ran in XDP. Returns its magic
+ * (PUNT_META_MAGIC, SYNPROXY_META_MAGIC), 0 when the packet has none. */
+static __always_inline __u16 handoff_take(struct __sk_buff *skb, struct tc_handoff *out)
+{
+	void *meta = (void *)(long)skb->data_meta;
+	void *data = (void *)(long)skb->data;
+	struct tc_handoff *h;
+	__u32 slot = 0;
+	__u16 magic;
+
+	h = bpf_map_lookup_elem(&tc_handoff, &slot);
+	if (h && h->punt.magic) {
+		magic = h->punt.magic;
+		*out = *h;
+		h->punt.magic = 0;
+		return h->ifindex == skb->ifindex && h->len == skb->len ? magic : 0;
+	}
+	if (meta + sizeof(__u16) > data)
+		return 0;
+	magic = *(__u16 *)meta;
+	if (magic == SYNPROXY_META_MAGIC && meta + sizeof(struct synproxy_meta) <= data) {
+		__builtin_memcpy(&out->synproxy, meta, sizeof(struct synproxy_meta));
+		return magic;
+	}
+	if (magic == PUNT_META_MAGIC && meta + sizeof(struct punt_meta) <= data) {
+		__builtin_memcpy(&out->punt, meta, sizeof(struct punt_meta));
+		return magic;
+	}
+	return 0;
+}
+
+/* TC ingress: a packet the pipeline punted (handoff_take) is assigned to the
  * inspection stage's socket and marked for the local policy route. A punted
  * packet the stage has no socket for is dropped, or with the stage down and
  * its ruleset failing open, left to the kernel (the session is released). */
 SEC("tc")
 int tc_punt_prog(struct __sk_buff *skb)
 {
-	void *data = (void *)(long)skb->data;
-	void *data_end = (void *)(long)skb->data_end;
-	struct punt_meta *meta = (void *)(long)skb->data_meta;
+	void *data, *data_end;
+	struct tc_handoff record;
+	struct punt_meta *meta = &record.punt;
 	struct packet_ctx *pc = scratch(2);
 	struct punt_config *cfg = punt_config();
 	struct punt_ruleset_stats *st;
 	struct bpf_sock *sk = 0;
 	int reply, err;
+	__u16 magic = handoff_take(skb, &record);
 
 	/* The end of a handshake the SYN proxy held (synproxy.bpf.h). */
-	if ((void *)(long)skb->data_meta + sizeof(__u16) <= data &&
-	    *(__u16 *)(long)skb->data_meta == SYNPROXY_META_MAGIC)
-		return pc ? tc_synproxy_complete(skb, pc) : TC_ACT_SHOT;
-	if ((void *)(meta + 1) > data || meta->magic != PUNT_META_MAGIC)
+	if (magic == SYNPROXY_META_MAGIC)
+		return pc ? tc_synproxy_complete(skb, pc, &record.synproxy) : TC_ACT_SHOT;
+	if (magic != PUNT_META_MAGIC)
 		return TC_ACT_OK;
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
 	reply = meta->reply;
 	st = punt_ruleset_stats(meta->ruleset_id);
 	if (!pc || !cfg)

@@ -556,10 +556,10 @@ static __always_inline int synproxy_write_ack_skb(struct __sk_buff *skb, __u8 fa
  * session): a copy becomes the client's ACK to the server, sent back out of
  * this interface; the packet itself becomes the window update that lets the
  * client send, redirected towards the client. */
-static __always_inline int tc_synproxy_complete(struct __sk_buff *skb, struct packet_ctx *pc)
+static __always_inline int tc_synproxy_complete(struct __sk_buff *skb, struct packet_ctx *pc,
+						const struct synproxy_meta *mp)
 {
 	struct synproxy_meta m;
-	struct synproxy_meta *mp = (void *)(long)skb->data_meta;
 	struct bpf_fib_lookup fib = {};
 	struct synproxy_ack ack = {};
 	struct ethhdr eth;
@@ -568,8 +568,6 @@ static __always_inline int tc_synproxy_complete(struct __sk_buff *skb, struct pa
 	__be16 client_port, server_port;
 	int ts, v4;
 
-	if ((void *)(mp + 1) > (void *)(long)skb->data)
-		return TC_ACT_SHOT;
 	m = *mp;
 	ts = m.flags & SYNPROXY_F_TIMESTAMPS;
 	if (parse_packet(pc, (void *)(long)skb->data, (void *)(long)skb->data_end) != PARSE_OK ||

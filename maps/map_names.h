@@ -81,5 +81,6 @@ enum sluice_jump_slot {
 #define SLUICE_PROG_XDP_SYNPROXY "xdp_synproxy_prog"
 #define SLUICE_PROG_TC_EGRESS "tc_egress_prog"
 #define SLUICE_PROG_TC_PUNT "tc_punt_prog"
+#define SLUICE_PROG_TC_MAIN "tc_main_prog"  /* the `tc` mode: the pipeline at TC ingress */
 
 #endif

@@ -30,7 +30,7 @@ bad-inspect-pattern.yaml	10:18: inspect.rulesets.ctf.fail-mode: invalid value "s
 bad-inspect-pattern.yaml	12:51: inspect.rulesets.ctf.patterns[0].direction: invalid value "sideways": expected client-to-server, server-to-client or both
 bad-duration.yaml	7:22: timeouts.tcp-syn: invalid duration "30x" (expected a positive number with s, m or h, e.g. 30s, 5m, 2h)
 bad-duration-zero.yaml	8:8: timeouts.udp: invalid duration "0s" (expected a positive number with s, m or h, e.g. 30s, 5m, 2h)
-bad-xdp-mode.yaml	2:34: interfaces.lan0.xdp-mode: invalid value "nativ": expected auto, native or generic (did you mean "native"?)
+bad-xdp-mode.yaml	2:34: interfaces.lan0.xdp-mode: invalid value "nativ": expected auto, native, generic or tc (did you mean "native"?)
 bad-vlan-id.yaml	2:3: interfaces.wan0.4095: invalid VLAN id "4095" in "wan0.4095" (a VLAN sub-interface is PARENT.VID with VID 1-4094)
 bad-no-interfaces.yaml	1:1: interfaces: no interfaces: sluice needs at least one interface to attach to
 bad-missing-from.yaml	8:5: policies[0]: missing "from"

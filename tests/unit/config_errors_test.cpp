@@ -108,7 +108,7 @@ const std::vector<BadConfig> kBadConfigs = {
     {"bad-duration-zero.yaml",
      {"bad-duration-zero.yaml:8:8: timeouts.udp: invalid duration \"0s\" (expected a positive number with s, m or h, e.g. 30s, 5m, 2h)"}},
     {"bad-xdp-mode.yaml",
-     {"bad-xdp-mode.yaml:2:34: interfaces.lan0.xdp-mode: invalid value \"nativ\": expected auto, native or generic (did you mean \"native\"?)"}},
+     {"bad-xdp-mode.yaml:2:34: interfaces.lan0.xdp-mode: invalid value \"nativ\": expected auto, native, generic or tc (did you mean \"native\"?)"}},
     {"bad-vlan-id.yaml",
      {"bad-vlan-id.yaml:2:3: interfaces.wan0.4095: invalid VLAN id \"4095\" in \"wan0.4095\" (a VLAN sub-interface is PARENT.VID with VID 1-4094)"}},
     {"bad-no-interfaces.yaml",

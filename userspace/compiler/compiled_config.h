@@ -27,7 +27,7 @@ struct CompiledInterface {
     uint16_t vlan_id = 0;      // 802.1Q id for a VLAN sub-interface, else 0
     uint16_t zone_id = 0;
     uint16_t filter_id = 0;    // CompiledFilter::id of its `filter:`, 0 = none
-    std::string xdp_mode;      // "auto" | "native" | "generic"
+    std::string xdp_mode;      // "auto" | "native" | "generic" | "tc"
     std::string where;         // "FILE:LINE:COLUMN: interfaces.NAME", for errors found on the node
     uint8_t ha_group = 0;      // its ha: redundancy group (1-based), 0 = none
 };

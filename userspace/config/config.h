@@ -34,7 +34,7 @@ struct Interface {
     std::string parent;         // VLAN sub-interface: "wan0"; else empty
     uint16_t vlan_id = 0;       // VLAN sub-interface: 1..4094; else 0
     NameRef zone;
-    std::string xdp_mode = "auto";  // auto | native | generic
+    std::string xdp_mode = "auto";  // auto | native | generic | tc
     std::optional<NameRef> filter;
 };
 

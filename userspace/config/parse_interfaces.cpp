@@ -51,7 +51,7 @@ void parse_interfaces(YamlReader& reader, const YAML::Node& node, Config& config
         }
         if (const YAML::Node mode = value["xdp-mode"]) {
             if (auto text = reader.choice(mode, field_path(item_path, "xdp-mode"),
-                                          {"auto", "native", "generic"}))
+                                          {"auto", "native", "generic", "tc"}))
                 iface.xdp_mode = *text;
         }
         if (const YAML::Node filter = value["filter"]) {

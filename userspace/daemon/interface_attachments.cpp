@@ -8,7 +8,26 @@ extern "C" {
 
 namespace sluice {
 
-const char* xdp_mode_name(XdpMode mode) { return mode == XdpMode::Native ? "native" : "generic"; }
+const char* xdp_mode_name(XdpMode mode) {
+    return mode == XdpMode::Native ? "native" : mode == XdpMode::Generic ? "generic" : "tc";
+}
+
+Result<AttachResult> InterfaceAttachments::attach_pipeline(const std::string& device, uint32_t ifindex, XdpMode mode) {
+    if (mode != XdpMode::Tc) {
+        auto r = attach_xdp(device, ifindex, dp_.prog_fd(SLUICE_PROG_XDP_MAIN), mode);
+        if (r) {
+            if (auto s = detach_tc(device, ifindex, TcHook::IngressPipeline); !s) return s.error();
+        }
+        return r;
+    }
+    if (auto s = dp_.load_tc(); !s) return make_error("interface " + device + ": " + s.error().message);
+    // The TC pipeline first, then sluice's XDP program of an earlier run
+    // goes: no moment without a pipeline on the device.
+    if (auto s = attach_tc(device, ifindex, dp_.prog_fd(SLUICE_PROG_TC_MAIN), TcHook::IngressPipeline); !s)
+        return s.error();
+    if (auto s = detach_xdp(device, ifindex); !s) return s.error();
+    return AttachResult{.mode = XdpMode::Tc, .warning = ""};
+}
 
 Status InterfaceAttachments::attach(const ResolvedInterface& itf) {
     const std::string device = device_of(itf.name);
@@ -22,15 +41,20 @@ Status InterfaceAttachments::attach(const ResolvedInterface& itf) {
         return {};
     }
     XdpMode mode = choose_xdp_mode(itf.xdp_mode, interface_driver(device));
-    auto r = attach_xdp(device, itf.ifindex, dp_.prog_fd("xdp_main_prog"), mode);
-    if (!r) return r.error();
-    if (!r->warning.empty()) daemon_log("warning: " + r->warning);
+    // The two TC programs before the pipeline: the TC pipeline hands
+    // punted packets on to tc_punt_prog, which must be there first.
     Status tc = attach_tc(device, itf.ifindex, dp_.prog_fd(SLUICE_PROG_TC_EGRESS), TcHook::Egress);
     if (tc) tc = attach_tc(device, itf.ifindex, dp_.prog_fd(SLUICE_PROG_TC_PUNT), TcHook::Ingress);
     if (!tc) {
         detach(device, itf.ifindex);
         return tc;
     }
+    auto r = attach_pipeline(device, itf.ifindex, mode);
+    if (!r) {
+        detach(device, itf.ifindex);
+        return r.error();
+    }
+    if (!r->warning.empty()) daemon_log("warning: " + r->warning);
     Attached a{.itf = itf, .mode = r->mode, .warning = r->warning};
     a.itf.name = device;
     attached_[device] = a;
@@ -39,7 +63,7 @@ Status InterfaceAttachments::attach(const ResolvedInterface& itf) {
 
 void InterfaceAttachments::detach(const std::string& device, uint32_t ifindex) {
     if (auto s = detach_xdp(device, ifindex); !s) daemon_log(s.error().message);
-    for (TcHook hook : {TcHook::Egress, TcHook::Ingress})
+    for (TcHook hook : {TcHook::IngressPipeline, TcHook::Egress, TcHook::Ingress})
         if (auto s = detach_tc(device, ifindex, hook); !s) daemon_log(s.error().message);
 }
 

@@ -1,6 +1,7 @@
-// The datapath's programs on the config's interfaces: xdp_main_prog at each
-// device's XDP hook (native or generic, as loader/attach.h chooses) and the
-// two TC programs. A VLAN sub-interface shares its parent's XDP program, so
+// The datapath's programs on the config's interfaces: the pipeline at each
+// device's XDP hook (xdp_main_prog, native or generic) or, in the `tc` mode,
+// at its TC ingress (tc_main_prog), as loader/attach.h chooses, and the two
+// TC programs. A VLAN sub-interface shares its parent's programs, so
 // attachments are kept per device.
 #pragma once
 
@@ -22,7 +23,7 @@ public:
         std::string warning;    // why native XDP was not used, if it was asked for
     };
 
-    explicit InterfaceAttachments(const Datapath& dp) : dp_(dp) {}
+    explicit InterfaceAttachments(Datapath& dp) : dp_(dp) {}
 
     // Attaches the interface's device (its parent for a VLAN) unless it is
     // attached already. On error nothing of this device stays attached.
@@ -39,8 +40,11 @@ public:
 
 private:
     void detach(const std::string& device, uint32_t ifindex);
+    // The pipeline's hook on the device: XDP (and no TC pipeline left from
+    // an earlier run in `tc` mode) or TC ingress (and no XDP program).
+    Result<AttachResult> attach_pipeline(const std::string& device, uint32_t ifindex, XdpMode mode);
 
-    const Datapath& dp_;
+    Datapath& dp_;
     std::map<std::string, Attached> attached_;  // by device
 };
 

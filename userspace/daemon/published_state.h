@@ -20,11 +20,11 @@ struct Interface {
     std::string name;  // as configured: "lan0", "wan0.100"
     uint16_t zone_id = 0;
     uint16_t vlan_id = 0;
-    std::string xdp_mode_requested;  // auto | native | generic
+    std::string xdp_mode_requested;  // auto | native | generic | tc
     // Set while its device carries the programs:
     std::string device;     // "" = not attached
     uint32_t ifindex = 0;
-    std::string xdp_mode;   // native | generic
+    std::string xdp_mode;   // native | generic | tc
     std::string warning;    // why native XDP was not used
 };
 

@@ -24,8 +24,11 @@ namespace sluice {
 namespace {
 
 // Filter handle/priority of our TC filters; fixed so a restart replaces them.
+// The pipeline's comes first on ingress (a lower priority runs earlier).
 constexpr uint32_t kTcHandle = 0x51c;
 constexpr uint32_t kTcPriority = 0x51c;
+constexpr uint32_t kTcPipelineHandle = 0x51b;
+constexpr uint32_t kTcPipelinePriority = 0x51b;
 
 xdp_attach_mode to_libxdp(XdpMode mode) { return mode == XdpMode::Native ? XDP_MODE_NATIVE : XDP_MODE_SKB; }
 
@@ -94,6 +97,7 @@ std::string interface_driver(const std::string& name) {
 XdpMode choose_xdp_mode(const std::string& requested, const std::string& driver) {
     if (requested == "native") return XdpMode::Native;
     if (requested == "generic") return XdpMode::Generic;
+    if (requested == "tc") return XdpMode::Tc;
     static constexpr std::array<const char*, 5> kGoodNative = {"mlx5_core", "i40e", "ice", "ixgbe", "virtio_net"};
     for (const char* d : kGoodNative) {
         if (driver == d) return XdpMode::Native;
@@ -103,6 +107,7 @@ XdpMode choose_xdp_mode(const std::string& requested, const std::string& driver)
 
 Result<AttachResult> attach_xdp(const std::string& name, uint32_t ifindex, int prog_fd, XdpMode mode) {
     AttachResult result{.mode = mode, .warning = ""};
+    if (mode == XdpMode::Tc) return make_error("internal: interface " + name + ": the tc mode attaches no XDP program");
     Status s = attach_once(ifindex, prog_fd, mode);
     if (s) return result;
     // Generic XDP is the fallback for a driver without native support, not
@@ -156,8 +161,12 @@ Status detach_xdp(const std::string& name, uint32_t ifindex) {
 
 namespace {
 
-const char* hook_name(TcHook hook) { return hook == TcHook::Egress ? "egress" : "ingress"; }
+const char* hook_name(TcHook hook) {
+    return hook == TcHook::Egress ? "egress" : hook == TcHook::Ingress ? "ingress" : "ingress (pipeline)";
+}
 bpf_tc_attach_point to_attach_point(TcHook hook) { return hook == TcHook::Egress ? BPF_TC_EGRESS : BPF_TC_INGRESS; }
+uint32_t handle_of(TcHook hook) { return hook == TcHook::IngressPipeline ? kTcPipelineHandle : kTcHandle; }
+uint32_t priority_of(TcHook hook) { return hook == TcHook::IngressPipeline ? kTcPipelinePriority : kTcPriority; }
 
 }  // namespace
 
@@ -169,8 +178,8 @@ Status attach_tc(const std::string& name, uint32_t ifindex, int prog_fd, TcHook 
         rc = bpf_tc_hook_create(&hook);
     }
     if (rc != 0 && rc != -EEXIST) return errno_error("interface " + name + ": cannot create clsact qdisc", rc);
-    LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = prog_fd, .flags = BPF_TC_F_REPLACE, .handle = kTcHandle,
-                .priority = kTcPriority);
+    LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = prog_fd, .flags = BPF_TC_F_REPLACE, .handle = handle_of(where),
+                .priority = priority_of(where));
     rc = bpf_tc_attach(&hook, &opts);
     if (rc != 0) return errno_error("interface " + name + ": TC " + hook_name(where) + " attach failed", rc);
     return {};
@@ -178,7 +187,7 @@ Status attach_tc(const std::string& name, uint32_t ifindex, int prog_fd, TcHook 
 
 Status detach_tc(const std::string& name, uint32_t ifindex, TcHook where) {
     LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = static_cast<int>(ifindex), .attach_point = to_attach_point(where));
-    LIBBPF_OPTS(bpf_tc_opts, opts, .handle = kTcHandle, .priority = kTcPriority);
+    LIBBPF_OPTS(bpf_tc_opts, opts, .handle = handle_of(where), .priority = priority_of(where));
     QuietLibbpf quiet;  // "Cannot find specified filter chain" when already gone
     int rc = bpf_tc_detach(&hook, &opts);
     if (rc != 0 && rc != -ENOENT && rc != -EINVAL && rc != -ENODEV)

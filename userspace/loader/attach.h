@@ -1,5 +1,6 @@
-// Attaching the datapath to interfaces: XDP (libxdp) on ingress and the TC
-// egress program, per interface, with the mode chosen per docs/design.md "Attach modes".
+// Attaching the datapath to interfaces, per interface, with the mode chosen
+// per docs/design.md "Attach modes": the pipeline as XDP (libxdp) or as a TC
+// ingress filter (the `tc` mode), and the TC egress and punt programs.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 
 namespace sluice {
 
-enum class XdpMode { Native, Generic };
+enum class XdpMode { Native, Generic, Tc };
 
 struct AttachResult {
     XdpMode mode = XdpMode::Generic;
@@ -21,6 +22,7 @@ std::string interface_driver(const std::string& name);
 
 // `auto`: native for drivers with good native XDP, generic otherwise (veth:
 // native disables GSO/GRO and costs TCP bulk ~8x on this kind of machine).
+// `tc`: the pipeline's TC build at TC ingress, no XDP program.
 XdpMode choose_xdp_mode(const std::string& requested, const std::string& driver);
 
 // Attaches prog_fd as the interface's XDP program. If the interface already
@@ -32,9 +34,10 @@ Result<AttachResult> attach_xdp(const std::string& name, uint32_t ifindex, int p
 // Removes sluice's XDP program from the interface (leaves others alone).
 Status detach_xdp(const std::string& name, uint32_t ifindex);
 
-// A clsact filter: tc_egress_prog at egress, tc_punt_prog at ingress;
-// replaces an earlier one at the same hook.
-enum class TcHook { Ingress, Egress };
+// A clsact filter: tc_egress_prog at egress, tc_punt_prog at ingress, and in
+// the `tc` mode the pipeline (tc_main_prog) at ingress ahead of tc_punt_prog,
+// which it hands punted packets on to; replaces an earlier one at the same place.
+enum class TcHook { Ingress, Egress, IngressPipeline };
 Status attach_tc(const std::string& name, uint32_t ifindex, int prog_fd, TcHook hook);
 Status detach_tc(const std::string& name, uint32_t ifindex, TcHook hook);
 

@@ -79,6 +79,7 @@ uint32_t Datapath::session_capacity() const {
 
 int Datapath::prog_fd(std::string_view name) const {
     bpf_program* prog = bpf_object__find_program_by_name(skel_->obj, std::string(name).c_str());
+    if (!prog && tc_skel_) prog = bpf_object__find_program_by_name(tc_skel_->obj, std::string(name).c_str());
     return prog ? bpf_program__fd(prog) : -1;
 }
 
@@ -86,7 +87,29 @@ std::vector<std::string> Datapath::program_names() const {
     std::vector<std::string> names;
     bpf_program* prog;
     bpf_object__for_each_program(prog, skel_->obj) names.emplace_back(bpf_program__name(prog));
+    if (tc_skel_) bpf_object__for_each_program(prog, tc_skel_->obj) names.emplace_back(bpf_program__name(prog));
     return names;
+}
+
+Status Datapath::load_tc() {
+    if (tc_skel_) return {};
+    TcSkeletonPtr tc(sluice_tc::open());
+    if (!tc) return errno_error("cannot open the TC build of the BPF object", errno);
+    // Every map but its tail-call table (a program array holds one program
+    // type) and its own globals is this object's: reused by fd, pinned or not.
+    bpf_map* map;
+    bpf_object__for_each_map(map, tc->obj) {
+        const std::string name = bpf_map__name(map);
+        if (bpf_map__set_pin_path(map, nullptr) != 0) return make_error("cannot unpin TC map " + name);
+        if (map == tc->maps.tc_jump_table || bpf_map__is_internal(map)) continue;
+        bpf_map* ours = bpf_object__find_map_by_name(skel_->obj, name.c_str());
+        if (!ours) return make_error("internal: the TC build has a map the XDP build does not: " + name);
+        if (int err = bpf_map__reuse_fd(map, bpf_map__fd(ours)); err != 0)
+            return errno_error("cannot hand map " + name + " to the TC build", err);
+    }
+    if (int err = sluice_tc::load(tc.get()); err != 0) return errno_error("cannot load the TC build of the BPF programs", err);
+    tc_skel_ = std::move(tc);
+    return wire_tc_jump_table();
 }
 
 Status Datapath::wire_jump_table() {
@@ -107,6 +130,23 @@ Status Datapath::wire_jump_table() {
         int prog = bpf_program__fd(s.prog);
         if (bpf_map_update_elem(fd, &s.slot, &prog, BPF_ANY) != 0)
             return errno_error("cannot fill jump_table slot " + std::to_string(s.slot), errno);
+    }
+    return tc_skel_ ? wire_tc_jump_table() : Status{};
+}
+
+Status Datapath::wire_tc_jump_table() {
+    const auto& p = tc_skel_->progs;
+    const std::pair<uint32_t, bpf_program*> slots[] = {
+        {SLUICE_JUMP_ZONE, p.tc_zone_prog},     {SLUICE_JUMP_POLICY, p.tc_policy_prog},
+        {SLUICE_JUMP_NAT, p.tc_nat_prog},       {SLUICE_JUMP_FORWARD, p.tc_forward_prog},
+        {SLUICE_JUMP_SPLICE, p.tc_splice_prog}, {SLUICE_JUMP_HOST, p.tc_host_prog},
+        {SLUICE_JUMP_SYNPROXY, p.tc_synproxy_prog},
+    };
+    int fd = bpf_map__fd(tc_skel_->maps.tc_jump_table);
+    for (const auto& [slot, prog] : slots) {
+        int prog_fd = bpf_program__fd(prog);
+        if (bpf_map_update_elem(fd, &slot, &prog_fd, BPF_ANY) != 0)
+            return errno_error("cannot fill tc_jump_table slot " + std::to_string(slot), errno);
     }
     return {};
 }
@@ -234,12 +274,15 @@ Status Datapath::pin_programs() const {
     std::string dir = pin_dir_ + "/progs";
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    bpf_program* prog;
-    bpf_object__for_each_program(prog, skel_->obj) {
-        std::string path = dir + "/" + bpf_program__name(prog);
-        unlink(path.c_str());
-        if (bpf_program__pin(prog, path.c_str()) != 0)
-            return errno_error("cannot pin program at " + path, errno);
+    for (bpf_object* obj : {skel_->obj, tc_skel_ ? tc_skel_->obj : nullptr}) {
+        if (!obj) continue;
+        bpf_program* prog;
+        bpf_object__for_each_program(prog, obj) {
+            std::string path = dir + "/" + bpf_program__name(prog);
+            unlink(path.c_str());
+            if (bpf_program__pin(prog, path.c_str()) != 0)
+                return errno_error("cannot pin program at " + path, errno);
+        }
     }
     return {};
 }

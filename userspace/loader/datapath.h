@@ -46,8 +46,15 @@ public:
     static Result<std::unique_ptr<Datapath>> open(const DatapathOptions& options);
 
     int map_fd(std::string_view name) const;
+    // A program of either build (XDP: xdp_*_prog and the two TC programs;
+    // the TC build, once loaded: tc_main_prog and its stages), or -1.
     int prog_fd(std::string_view name) const;
-    // Every program of the object, by name.
+    // Loads the TC build of the pipeline (the `tc` mode) on first use: the
+    // same maps, by fd, but for its own tail-call table, which it fills.
+    // Interfaces that do not use `tc` never pay for its verification.
+    Status load_tc();
+    bool tc_loaded() const { return tc_skel_ != nullptr; }
+    // Every program of the objects loaded, by name.
     std::vector<std::string> program_names() const;
     const std::string& pin_dir() const { return pin_dir_; }
     // Flows per family the loaded session maps hold (set at open, fixed after).
@@ -73,8 +80,10 @@ public:
 private:
     Datapath() = default;
     Status wire_jump_table();
+    Status wire_tc_jump_table();
 
     SkeletonPtr skel_;
+    TcSkeletonPtr tc_skel_;
     std::string pin_dir_;
 };
 
