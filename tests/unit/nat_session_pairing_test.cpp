@@ -102,6 +102,21 @@ TEST(NatSessionExpiry, IdleTimeComesFromBothEntriesOfATranslatedFlow) {
     EXPECT_EQ(plan.next_due_ns, 130 * kSec);
 }
 
+// An HA takeover: flows synced from the old node carry its last change; the
+// idle floor (the takeover's instant) keeps the live ones until a timeout
+// after it, and lets them expire then.
+TEST(NatSessionExpiry, IdleFloorRestartsTheTimerOfFlowsSeenBeforeIt) {
+    Flow f = nat_flow(kOriginal, kTranslated, IPPROTO_UDP, SESSION_NAT_SRC | SESSION_NAT_PORT_HELD);
+    f.initiator.value.last_seen_ns = f.reply.value.last_seen_ns = 10 * kSec;
+    const uint64_t udp_timeout = 30 * kSec;  // timeouts(): every class but TCP established
+    EXPECT_EQ(plan_expiry({f.initiator, f.reply}, timeouts(), 100 * kSec).expired.size(), 1u) << "no floor";
+    auto kept = plan_expiry({f.initiator, f.reply}, timeouts(), 100 * kSec, 90 * kSec);
+    EXPECT_TRUE(kept.expired.empty());
+    EXPECT_EQ(kept.next_due_ns, 90 * kSec + udp_timeout);
+    EXPECT_EQ(plan_expiry({f.initiator, f.reply}, timeouts(), 90 * kSec + udp_timeout, 90 * kSec).expired.size(), 1u)
+        << "a timeout after the floor it expires";
+}
+
 TEST(NatSessionExpiry, TcpStateComesFromThePeerToo) {
     Flow f = nat_flow(kOriginal, kTranslated, IPPROTO_TCP, SESSION_NAT_SRC | SESSION_NAT_PORT_HELD);
     f.initiator.value.tcp_state = TCP_SESSION_SYN_SENT;  // missed the update

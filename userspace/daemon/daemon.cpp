@@ -231,13 +231,16 @@ void Daemon::serve() {
     if (agent) gc.on_removed([agent](const SessionEntry& e) { agent->flow_expired(e); });
     std::vector<pollfd> fds;
     for (;;) {
-        const int timeout_ms = agent ? std::min(1000, agent->tick()) : 1000;
+        // The HA agent's next deadline to the nanosecond (ppoll): a
+        // hold-time of a few ms must not be rounded up to the next ms.
+        const uint64_t wait_ns = agent ? std::min<uint64_t>(1'000'000'000, agent->tick()) : 1'000'000'000;
+        const timespec timeout{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<long>(wait_ns % 1'000'000'000)};
         fds = {{sfd, POLLIN, 0},
                {watcher ? watcher.value()->fd() : -1, POLLIN, 0},
                {control_ ? control_->fd() : -1, POLLIN, 0}};
         if (agent)
             for (int fd : agent->fds()) fds.push_back({fd, POLLIN, 0});
-        int n = poll(fds.data(), fds.size(), timeout_ms);
+        int n = ppoll(fds.data(), fds.size(), &timeout, nullptr);
         if (n > 0 && agent) {
             bool readable = false;
             for (size_t i = 3; i < fds.size(); ++i) readable |= (fds[i].revents & POLLIN) != 0;
@@ -271,6 +274,7 @@ void Daemon::serve() {
             if (watcher.value()->addresses_changed()) parts_->nat.refresh();
         }
         // A standby leaves expiry to the active node, whose deletes it receives.
+        if (agent) gc.set_idle_floor(agent->idle_floor_ns());
         if (!agent || !agent->gc_on_hold())
             if (auto r = gc.maybe_collect(coarse_now_ns()); !r) daemon_log("session GC: " + r.error().message);
         parts_->inspection.check_load();

@@ -8,7 +8,8 @@
 
 namespace sluice {
 
-ExpiryPlan plan_expiry(const std::vector<SessionEntry>& entries, const runtime_config& cfg, uint64_t now) {
+ExpiryPlan plan_expiry(const std::vector<SessionEntry>& entries, const runtime_config& cfg, uint64_t now,
+                       uint64_t idle_floor_ns) {
     std::unordered_map<std::string, size_t> index;
     index.reserve(entries.size());
     for (size_t i = 0; i < entries.size(); ++i) index.emplace(key_bytes(entries[i]), i);
@@ -23,6 +24,7 @@ ExpiryPlan plan_expiry(const std::vector<SessionEntry>& entries, const runtime_c
 
         uint64_t last = e.value.last_seen_ns;
         if (peer) last = std::max<uint64_t>(last, peer->value.last_seen_ns);
+        last = std::max(last, idle_floor_ns);
         // TCP state transitions are written to both entries; take the further one
         // in case a write to the peer was missed.
         session_value probe = e.value;

@@ -29,7 +29,10 @@ struct ExpiryPlan {
     size_t flows = 0;                    // flows seen (expired or not)
 };
 
-// Timeouts from cfg.timeout_ns (a 0 entry means 60 s).
-ExpiryPlan plan_expiry(const std::vector<SessionEntry>& entries, const runtime_config& cfg, uint64_t now_ns);
+// Timeouts from cfg.timeout_ns (a 0 entry means 60 s). A flow last seen
+// before idle_floor_ns counts as seen then (an HA takeover: synced flows carry
+// the old node's last change, and the live ones must not expire at once).
+ExpiryPlan plan_expiry(const std::vector<SessionEntry>& entries, const runtime_config& cfg, uint64_t now_ns,
+                       uint64_t idle_floor_ns = 0);
 
 }  // namespace sluice

@@ -77,7 +77,7 @@ Result<size_t> SessionGc::collect(uint64_t now) {
     auto dumped = dump_sessions(fd_v4_, fd_v6_);
     if (!dumped) return dumped.error();
 
-    ExpiryPlan plan = plan_expiry(dumped.value(), cfg, now);
+    ExpiryPlan plan = plan_expiry(dumped.value(), cfg, now, idle_floor_ns_);
     for (const ExpiredFlow& f : plan.expired) {
         if (auto s = delete_session_entry(fd_v4_, fd_v6_, *f.entry); !s) return s.error();
         if (f.peer) {

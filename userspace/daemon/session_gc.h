@@ -30,6 +30,8 @@ public:
     // Walks unconditionally.
     Result<size_t> collect(uint64_t now_ns);
     uint64_t walks() const { return walks_; }
+    // Flows last seen before ns count as seen then (plan_expiry).
+    void set_idle_floor(uint64_t ns) { idle_floor_ns_ = ns; }
     // Called for each entry removed (both of a flow), after it is gone: the
     // HA agent tells the standby.
     void on_removed(std::function<void(const SessionEntry&)> f) { on_removed_ = std::move(f); }
@@ -42,6 +44,7 @@ private:
     uint64_t next_due_ns_ = 0;
     uint64_t last_created_ = UINT64_MAX;
     uint64_t walks_ = 0;
+    uint64_t idle_floor_ns_ = 0;
     std::function<void(const SessionEntry&)> on_removed_;
 };
 

@@ -275,20 +275,6 @@ void Agent::set_sync(bool on) {
     if (write_runtime_config(dp_.map_fd("runtime_cfg"), cfg)) sync_on_ = on;
 }
 
-void Agent::refresh_sessions(uint64_t) {
-    // Synced flows carry the time of their last change on the active node;
-    // the flows still alive there would expire here at once. A takeover
-    // gives every flow a fresh idle timer; the dead ones expire a timeout later.
-    auto dumped = dump_sessions(maps_.sessions_v4, maps_.sessions_v6);
-    if (!dumped) return;
-    const uint64_t session_now = coarse_now_ns();
-    for (auto& e : dumped.value()) {
-        if (e.value.last_seen_ns >= session_now) continue;
-        e.value.last_seen_ns = session_now;
-        (void)update_session_entry(maps_.sessions_v4, maps_.sessions_v6, e);
-    }
-}
-
 void Agent::set_role(Group& g, const Decision& d, uint64_t now) {
     g.why = d.why;
     if (d.role == g.role) return;
@@ -302,8 +288,9 @@ void Agent::set_role(Group& g, const Decision& d, uint64_t now) {
     st.epoch = g.epoch;
     uint32_t key = g.config->id;
     if (d.role == Role::active) {
-        // Sessions first, then forwarding, then the addresses that draw the traffic.
-        refresh_sessions(now);
+        // The flows' idle timers restart now (idle_floor_ns), then
+        // forwarding, then the addresses that draw the traffic.
+        idle_floor_ns_ = coarse_now_ns();
         if (bpf_map_update_elem(dp_.map_fd(SLUICE_MAP_HA_GROUPS), &key, &st, BPF_ANY) != 0)
             log("group " + g.config->name + ": cannot write " SLUICE_MAP_HA_GROUPS ": " + std::strerror(errno));
         if (auto s = g.presence->take(); !s) {
@@ -522,8 +509,8 @@ bool Agent::gc_on_hold() const {
     return true;
 }
 
-int Agent::tick() {
-    if (stopped_) return 1000;
+uint64_t Agent::tick() {
+    if (stopped_) return 1000 * kMs;
     // What arrived while the loop was busy first: a heartbeat queued during
     // a reload is not a silent peer.
     on_readable();
@@ -541,12 +528,16 @@ int Agent::tick() {
             g.announcements_left -= 1;
             g.next_announce_ns = now + kAnnouncementGapNs;
         }
-    // Elections need a look at least every interval (hold-time expiry).
+    // Elections need a look at least every interval, and the instant the
+    // peer's hold-time runs out (a crash is detected then, not up to an
+    // interval later).
     uint64_t next = now + static_cast<uint64_t>(ha_.heartbeat_interval.count()) * kMs;
+    const uint64_t last = std::max(peer_.fabric_ns, peer_.link_ns);
+    if (last != 0 && last + hold > now) next = std::min(next, last + hold);
     for (const auto& g : groups_)
         if (g.announcements_left > 0) next = std::min(next, g.next_announce_ns);
     const uint64_t t = monotonic_ns();
-    return next <= t ? 0 : static_cast<int>((next - t + kMs - 1) / kMs);
+    return next <= t ? 0 : next - t;
 }
 
 Result<std::string> Agent::failover(const std::string& name) {

@@ -65,8 +65,9 @@ public:
     // Reads whatever is queued on every fd (heartbeats, sync, flow events).
     void on_readable();
     // Heartbeats, elections, announcements that are due; returns the
-    // milliseconds until the next one is due.
-    int tick();
+    // nanoseconds until the next one is due, the peer's hold-time expiry
+    // included (to the nanosecond: a takeover waits for no rounding).
+    uint64_t tick();
 
     // Planned switchover: this node hands `group` ("" = every group it
     // carries) to the peer. Refused when the node does not carry it or the
@@ -78,6 +79,12 @@ public:
     // Whether the session GC must leave the tables alone: this node carries
     // no group and the peer is alive, so the peer's deletes say when a flow ends.
     bool gc_on_hold() const;
+    // The session clock (coarse_now_ns) at this node's last takeover, 0 if
+    // none: synced flows carry the time of their last change on the old
+    // node, so the GC counts them as seen then (SessionGc::set_idle_floor)
+    // instead of expiring the live ones at once. O(1) at takeover: no walk
+    // over the table before forwarding starts.
+    uint64_t idle_floor_ns() const { return idle_floor_ns_; }
     // The GC removed a flow (this node carries its group): the peer removes it too.
     void flow_expired(const SessionEntry& entry);
 
@@ -138,7 +145,6 @@ private:
     uint8_t group_of(uint16_t zone_in, uint16_t zone_out) const;
     bool carries(uint8_t group) const;
     Message header(MessageType type);
-    void refresh_sessions(uint64_t now);
     static int on_event(void* ctx, void* data, size_t size);
 
     const config::Ha& ha_;
@@ -147,6 +153,7 @@ private:
     std::map<uint16_t, uint8_t> zone_groups_;
     SessionMaps maps_;
     SyncApplier applier_;
+    uint64_t idle_floor_ns_ = 0;
     std::unique_ptr<FabricSocket> fabric_;
     std::vector<std::unique_ptr<LinkHeartbeat>> links_;
     ::ring_buffer* ring_ = nullptr;
