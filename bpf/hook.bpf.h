@@ -28,6 +28,30 @@
  * translated. tc_egress_prog clears it; an XDP redirect never meets TC. */
 #define SLUICE_TC_REDIRECT_MARK 0x51c0f0dU
 
+/* Header bytes tc_punt_prog makes linear before it parses a handed-off
+ * packet (its payload may stay in fragments). */
+#define HANDOFF_HEADER_PULL 256
+
+/* The hand-off record's place when it cannot travel with the packet: this
+ * CPU's tc_handoff slot, tagged with the packet's ingress ifindex and frame
+ * length, read and cleared by tc_punt_prog (sluice_bpf.bpf.c handoff_take).
+ * Sound only where tc_punt_prog runs for the same packet before this CPU
+ * runs the pipeline on another: the TC pipeline (the next filter on the
+ * hook) and generic XDP (TC ingress follows it in __netif_receive_skb_core);
+ * native XDP runs a whole batch of frames first, so it keeps the metadata
+ * area (hook_handoff below). NULL when the record does not fit. */
+static __always_inline void *handoff_slot(__u32 ifindex, __u32 frame_len, __u32 size)
+{
+	__u32 slot = 0;
+	struct tc_handoff *h = bpf_map_lookup_elem(&tc_handoff, &slot);
+
+	if (!h || size > sizeof(h->bytes))
+		return 0;
+	h->ifindex = ifindex;
+	h->len = frame_len;
+	return h->bytes;
+}
+
 #ifdef SLUICE_HOOK_TC
 
 typedef struct __sk_buff hook_ctx;
@@ -122,14 +146,7 @@ static __always_inline int hook_redirect(hook_ctx *ctx, __u32 ifindex)
  * tc_punt_prog, the next filter on the same hook, reads and clears. */
 static __always_inline void *hook_handoff(hook_ctx *ctx, __u32 size)
 {
-	__u32 slot = 0;
-	struct tc_handoff *h = bpf_map_lookup_elem(&tc_handoff, &slot);
-
-	if (!h || size > sizeof(h->bytes))
-		return 0;
-	h->ifindex = ctx->ifindex;
-	h->len = ctx->len;
-	return h->bytes;
+	return handoff_slot(ctx->ifindex, ctx->len, size);
 }
 
 #else /* XDP */
@@ -190,12 +207,22 @@ static __always_inline int hook_redirect(hook_ctx *ctx, __u32 ifindex)
 	return bpf_redirect_map(&tx_ports, ifindex, 0);
 }
 
+/* Set by the loader before load (a .rodata knob the verifier reads as a
+ * constant): whether this kernel lets XDP programs call bpf_xdp_adjust_meta.
+ * Some kernels refuse the helper, and a program that calls it does not load
+ * at all there; with the knob at 0 the call is dead code the verifier never
+ * visits, and the hand-off takes this CPU's slot (handoff_slot), which the
+ * loader then allows for generic XDP only (native XDP runs frames in batches). */
+const volatile __u8 xdp_handoff_in_meta = 1;
+
 /* Room for the record tc_punt_prog reads, in the metadata area in front of
  * the frame (generic XDP keeps it on the skb), or NULL. */
 static __always_inline void *hook_handoff(hook_ctx *ctx, __u32 size)
 {
 	void *meta;
 
+	if (!xdp_handoff_in_meta)
+		return handoff_slot(ctx->ingress_ifindex, hook_frame_len(ctx), size);
 	if (bpf_xdp_adjust_meta(ctx, -(int)size))
 		return 0;
 	meta = (void *)(long)ctx->data_meta;

@@ -249,24 +249,14 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } jump_table SEC(".maps");
 
-/* The TC pipeline's hand-off to tc_punt_prog (hook_handoff): one record per
- * CPU, written just before the pipeline passes the packet on to the next
- * filter on the same hook, tc_punt_prog, which reads and clears it in the
- * same run. ifindex and len say which packet it was written for: a record
- * no filter took (tc_punt_prog not attached behind the pipeline) is never
- * read as another packet's. Not pinned: the loader hands this object's map
- * to the TC build by fd. */
-struct tc_handoff {
-	union {
-		struct punt_meta punt;
-		struct synproxy_meta synproxy;
-		__u8 bytes[sizeof(struct synproxy_meta) > sizeof(struct punt_meta) ? sizeof(struct synproxy_meta)
-											 : sizeof(struct punt_meta)];
-	};
-	__u32 ifindex;
-	__u32 len;
-};
-
+/* The pipeline's hand-off to tc_punt_prog where no metadata area carries it
+ * (hook.bpf.h handoff_slot: the TC pipeline, and generic XDP on a kernel that
+ * refuses bpf_xdp_adjust_meta): one record per CPU, written just before the
+ * pipeline passes the packet on, read and cleared by tc_punt_prog when the
+ * same packet reaches it. ifindex and len say which packet it was written
+ * for: a record no filter took (tc_punt_prog not attached, the packet
+ * dropped on the way) is never read as another packet's. Not pinned: the
+ * loader hands this object's map to the TC build by fd. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

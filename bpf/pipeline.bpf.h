@@ -433,7 +433,6 @@ int HOOK_PROG(synproxy)(hook_ctx *ctx)
 	struct runtime_config *cfg = runtime_config();
 	struct screen_counter *sc;
 	struct zone_screen *zs;
-	int rc;
 
 	if (!pc || !cfg)
 		return HOOK_ABORTED;
@@ -482,10 +481,9 @@ int HOOK_PROG(synproxy)(hook_ctx *ctx)
 		if ((pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_ACK | TCP_FLAG_FIN)) != (TCP_FLAG_SYN | TCP_FLAG_ACK) ||
 		    pc->tcp_ack != pc->synproxy_state.client_isn + 1)
 			return drop(STAT_DROP_SYNPROXY_SYNACK);
-		rc = synproxy_server_synack(ctx, pc);
-		if (rc < 0)
+		if (synproxy_server_synack(ctx, pc) < 0)
 			return drop(STAT_DROP_INTERNAL);
-		return rc;
+		return HOOK_PASS_HANDOFF;
 	case SYNPROXY_REFUSE:
 		count(pc->synproxy_refusal);
 		if (sc)

@@ -38,7 +38,9 @@ int tc_egress_prog(struct __sk_buff *skb)
 	}
 	if (!pc || !cfg)
 		return TC_ACT_OK;
-	if (parse_packet(pc, data, data_end) != PARSE_OK || pc->frag == FRAG_LATER)
+	/* Against skb->len: a GSO packet's payload is in its fragments, only
+	 * the headers are in [data, data_end). */
+	if (parse_frame(pc, data, data_end, skb->len) != PARSE_OK || pc->frag == FRAG_LATER)
 		return TC_ACT_OK;
 	if ((void *)(eth + 1) > data_end)
 		return TC_ACT_OK;
@@ -75,8 +77,9 @@ int tc_egress_prog(struct __sk_buff *skb)
 }
 
 /* The record the pipeline left for tc_punt_prog, copied into out: in this
- * CPU's tc_handoff slot when the pipeline ran on TC (the `tc` mode), in the
- * metadata area in front of the frame when it ran in XDP. Returns its magic
+ * CPU's tc_handoff slot when the pipeline ran on TC (the `tc` mode) or in
+ * generic XDP on a kernel without bpf_xdp_adjust_meta, else in the metadata
+ * area in front of the frame. Returns its magic
  * (PUNT_META_MAGIC, SYNPROXY_META_MAGIC), 0 when the packet has none. */
 static __always_inline __u16 handoff_take(struct __sk_buff *skb, struct tc_handoff *out)
 {
@@ -91,7 +94,11 @@ static __always_inline __u16 handoff_take(struct __sk_buff *skb, struct tc_hando
 		magic = h->punt.magic;
 		*out = *h;
 		h->punt.magic = 0;
-		return h->ifindex == skb->ifindex && h->len == skb->len ? magic : 0;
+		if (h->ifindex != skb->ifindex)
+			return 0;
+		/* Generic XDP saw the frame with its 802.1Q tag, which the
+		 * kernel takes off (into the skb) before TC ingress. */
+		return h->len == skb->len || (skb->vlan_present && h->len == skb->len + 4) ? magic : 0;
 	}
 	if (meta + sizeof(__u16) > data)
 		return 0;
@@ -129,13 +136,17 @@ int tc_punt_prog(struct __sk_buff *skb)
 		return pc ? tc_synproxy_complete(skb, pc, &record.synproxy) : TC_ACT_SHOT;
 	if (magic != PUNT_META_MAGIC)
 		return TC_ACT_OK;
+	/* The headers linear (a segment from a veth, a GRO aggregate: the
+	 * payload may be in fragments), the lengths against skb->len. */
+	if (bpf_skb_pull_data(skb, skb->len < HANDOFF_HEADER_PULL ? skb->len : HANDOFF_HEADER_PULL))
+		return TC_ACT_SHOT;
 	data = (void *)(long)skb->data;
 	data_end = (void *)(long)skb->data_end;
 	reply = meta->reply;
 	st = punt_ruleset_stats(meta->ruleset_id);
 	if (!pc || !cfg)
 		return TC_ACT_SHOT;
-	if (parse_packet(pc, data, data_end) != PARSE_OK)
+	if (parse_frame(pc, data, data_end, skb->len) != PARSE_OK)
 		return TC_ACT_SHOT;
 	/* Later fragments carry no ports: the kernel reassembles locally. */
 	if (pc->frag != FRAG_LATER) {

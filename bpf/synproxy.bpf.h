@@ -442,8 +442,9 @@ static __always_inline int synproxy_send_syn(hook_ctx *ctx, struct packet_ctx *p
 
 /* The server's SYN-ACK for a proxied session: both entries get their
  * splice, the flow is established, and the packet goes to tc_punt_prog with
- * what it needs to answer both ends. Returns the hook's verdict, or -1 to drop
- * (counted by the caller). */
+ * what it needs to answer both ends (the caller passes it on with
+ * HOOK_PASS_HANDOFF). Returns 0, or -1 to drop (counted by the caller): not
+ * the hook's verdict, as TC's hand-off verdict, TC_ACT_UNSPEC, is -1 too. */
 static __always_inline int synproxy_server_synack(hook_ctx *ctx, struct packet_ctx *pc)
 {
 	struct session_synproxy sp = pc->synproxy_state;
@@ -514,7 +515,7 @@ static __always_inline int synproxy_server_synack(hook_ctx *ctx, struct packet_c
 	meta->server_tsval = server_tsval;
 	meta->client_window = sp.client_window;
 	meta->window_to_client = window > 0xffff ? 0xffff : (__u16)window;
-	return HOOK_PASS_HANDOFF;
+	return 0;
 }
 
 /* ---- TC ingress: the two packets that end a proxied handshake ---- */
@@ -570,7 +571,9 @@ static __always_inline int tc_synproxy_complete(struct __sk_buff *skb, struct pa
 
 	m = *mp;
 	ts = m.flags & SYNPROXY_F_TIMESTAMPS;
-	if (parse_packet(pc, (void *)(long)skb->data, (void *)(long)skb->data_end) != PARSE_OK ||
+	if (bpf_skb_pull_data(skb, skb->len < HANDOFF_HEADER_PULL ? skb->len : HANDOFF_HEADER_PULL))
+		return TC_ACT_SHOT;
+	if (parse_frame(pc, (void *)(long)skb->data, (void *)(long)skb->data_end, skb->len) != PARSE_OK ||
 	    pc->protocol != IPPROTO_TCP || pc->l3_off != sizeof(struct ethhdr))
 		return TC_ACT_SHOT;
 	if (bpf_skb_load_bytes(skb, 0, &eth, sizeof(eth)))

@@ -3,7 +3,8 @@
  * The punt path: sessions an `inspect` policy admitted are handed to the
  * inspection stage (a transparent proxy inside `sluice run`) instead of being
  * forwarded by XDP. XDP passes their packets to the kernel with a punt_meta in
- * front (bpf_xdp_adjust_meta); tc_punt_prog at TC ingress reads it, finds the
+ * front (bpf_xdp_adjust_meta), or in a per-CPU tc_handoff slot where the
+ * metadata area is not available; tc_punt_prog at TC ingress reads it, finds the
  * stage's socket for the packet (the connection's own socket, or for a new
  * flow the stage's listener) and assigns it with bpf_sk_assign, then marks the
  * packet so a policy route delivers it locally.
@@ -12,6 +13,7 @@
 #define SLUICE_MAPS_PUNT_H
 
 #include "abi.h"
+#include "screen.h"
 
 #ifndef SLUICE_MAX_RULESETS
 #define SLUICE_MAX_RULESETS 256        /* ruleset ids 1..MAX-1; 0 = none */
@@ -39,6 +41,21 @@ struct punt_meta {
 	__u16 ruleset_id;
 	__u8 reply;            /* the packet travels the responder's direction */
 	__u8 pad[3];
+};
+
+/* The hand-off record where no metadata area carries it (bpf/hook.bpf.h
+ * handoff_slot): the TC pipeline, and generic XDP on a kernel that refuses
+ * bpf_xdp_adjust_meta. One per CPU (the tc_handoff map), tagged with the
+ * packet it was written for; tc_punt_prog takes it and clears magic. */
+struct tc_handoff {
+	union {
+		struct punt_meta punt;          /* magic PUNT_META_MAGIC */
+		struct synproxy_meta synproxy;  /* magic SYNPROXY_META_MAGIC */
+		__u8 bytes[sizeof(struct synproxy_meta) > sizeof(struct punt_meta) ? sizeof(struct synproxy_meta)
+											 : sizeof(struct punt_meta)];
+	};
+	__u32 ifindex;   /* the ingress interface */
+	__u32 len;       /* the frame's length as the pipeline saw it */
 };
 
 /* The single entry of punt_cfg, written by the controller. */

@@ -209,6 +209,14 @@ it_topology_up() {
     topology_up "$P" "${1:-single}" || { echo "FAIL: $IT_NAME: sluice cluster up --topology ${1:-single} --prefix $P failed"; exit 1; }
 }
 
+# it_pipeline_on NS DEV: sluice's pipeline runs on DEV in namespace NS:
+# xdp_main_prog at its XDP hook, or tc_main_prog at its TC ingress (the tc
+# mode, what xdp-mode auto picks on veth).
+it_pipeline_on() {
+    ip -n "$1" -j link show "$2" | grep -q '"name":"xdp_main_prog"' ||
+        ip netns exec "$1" tc -j filter show dev "$2" ingress 2>/dev/null | grep -q '"name":"tc_main_prog"'
+}
+
 lan() { ip netns exec "$P-lan" "$@"; }
 wan() { ip netns exec "$P-wan" "$@"; }
 fw() { ip netns exec "$P-fw" "$@"; }

@@ -38,8 +38,8 @@ restart_scenario() {
     it_forget_pid "$old"
     if [ "$signal" = KILL ]; then
         it_expect_eq "daemon died of SIGKILL" 137 "$rc"
-        it_check "XDP stays attached on lan0 after SIGKILL (the fast path keeps running)" \
-            bash -c "ip -n '$P-fw' link show lan0 | grep -q xdp"
+        it_check "the pipeline stays attached on lan0 after SIGKILL (the fast path keeps running)" \
+            it_pipeline_on "$P-fw" lan0
     else
         it_expect_eq "daemon exited 0 on SIGTERM" 0 "$rc"
         it_check "daemon logged that it detached on SIGTERM" grep -q "stopping" "$SLUICE_LOG"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Attach modes: `auto` on veth picks generic XDP (docs/design.md "Attach modes":
-# native XDP on veth disables GSO/GRO); `native` on a device without native XDP (a bridge)
-# falls back to generic with a warning that names the interface and the
-# kernel's reason, and the firewall still runs.
+# Attach modes: `auto` on veth picks the tc mode (docs/design.md "Attach
+# modes": native XDP on veth disables GSO/GRO, generic XDP cannot redirect GRO
+# aggregates), and `check`, `show zones` say so and why; `native` on a device
+# without native XDP (a bridge) falls back to generic with a warning that
+# names the interface and the reason, and the firewall still runs.
 source "$(dirname "$0")/lib.sh"
 it_init attach_mode am
 it_need_root_and_bpf
@@ -32,13 +33,24 @@ policies:
   - { name: lan-out, from: trust, to: untrust, action: permit }
 default-action: deny
 YAML
+sluice_fw check -c "$IT_TMP/fw.yaml" >"$IT_TMP/check.txt"
+sed 's/^/    /' "$IT_TMP/check.txt"
+it_check "check says lan0 would run in the tc mode, and why" \
+    grep -Eq "attach lan0: tc \(veth; auto: on veth .*TC forwards them whole\)" "$IT_TMP/check.txt"
+it_check "check says wan0 would run generic XDP because the file asks" \
+    grep -Eq "attach wan0: generic \(veth; xdp-mode: generic\)" "$IT_TMP/check.txt"
+
 it_sluice_start "$IT_TMP/fw.yaml"
 
-it_expect_eq "lan0 (veth, xdp-mode auto) runs generic XDP" generic "$(xdp_mode_of lan0)"
+it_expect_eq "lan0 (veth, xdp-mode auto) runs no XDP program" "" "$(xdp_mode_of lan0)"
+it_check "lan0's TC ingress runs the pipeline (tc_main_prog)" \
+    sh -c "ip netns exec '$P-fw' tc -j filter show dev lan0 ingress | grep -q '\"name\":\"tc_main_prog\"'"
 it_expect_eq "wan0 (veth, xdp-mode generic) runs generic XDP" generic "$(xdp_mode_of wan0)"
 it_expect_eq "dmz0 (bridge, xdp-mode native) fell back to generic XDP" generic "$(xdp_mode_of dmz0)"
+# The reason is the driver's refusal, or on a kernel that refuses
+# bpf_xdp_adjust_meta to XDP programs, that (native XDP is then never used).
 it_check "the daemon warned about dmz0, naming the interface and the reason" \
-    grep -Eq "warning: interface dmz0: native XDP attach failed \(.+\); using generic XDP" "$SLUICE_LOG"
+    grep -Eq "warning: interface dmz0: native XDP (attach failed \(.+\)|is not used: .+bpf_xdp_adjust_meta.+); using generic XDP" "$SLUICE_LOG"
 grep "warning: interface dmz0" "$SLUICE_LOG" | sed 's/^/    /'
 
 sluice_fw show zones --json >"$IT_TMP/zones.json"
@@ -48,6 +60,14 @@ for z in json.load(open(sys.argv[1]))["zones"]:
     for i in z["interfaces"]:
         if i["name"] == "dmz0": print(i.get("xdp_mode",""), bool(i.get("warning")))' "$IT_TMP/zones.json")
 it_expect_eq "show zones --json reports dmz0 as generic with its warning" "generic True" "$mode"
+why=$("$IT_PY" -c '
+import json,sys
+for z in json.load(open(sys.argv[1]))["zones"]:
+    for i in z["interfaces"]:
+        if i["name"] == "lan0": print(i.get("xdp_mode",""), "veth" in i.get("xdp_mode_why",""))' "$IT_TMP/zones.json")
+it_expect_eq "show zones --json reports lan0 in the tc mode, chosen for veth" "tc True" "$why"
+it_check "show zones names the mode and the reason" \
+    sh -c "'$SLUICE' --netns '$P-fw' show zones | grep -q 'lan0: tc (auto: on veth'"
 it_check "traffic still flows lan → wan (IPv4)" ping_ok lan "$WAN4"
 it_check "traffic still flows lan → wan (IPv6)" ping_ok lan "$WAN6"
 it_finish

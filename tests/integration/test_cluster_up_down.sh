@@ -24,7 +24,7 @@ for round in 1 2; do
     it_check "round $round: status reports every namespace and process" cl_healthy "$C"
     pids=$(cl_pids "$C")
     it_expect_eq "round $round: three processes (sluice fw0, fw1, iperf3 -s)" 3 "$(wc -w <<<"$pids")"
-    it_check "round $round: sluice's XDP program is on fw0's lan0" sh -c "ip -n $C-fw0 link show lan0 | grep -q xdp"
+    it_check "round $round: sluice's pipeline is on fw0's lan0" it_pipeline_on "$C-fw0" lan0
     it_check "round $round: IPv4 ping LAN host -> WAN host through fw0" cl_ping "$C" 198.18.100.200
     it_check "round $round: IPv6 ping LAN host -> WAN host through fw0" cl_ping "$C" 2001:2:0:100::200
     it_expect_ge "round $round: fw0's sluice has the LAN host's sessions" "$(cl_sessions "$C")" 2
@@ -33,13 +33,13 @@ for round in 1 2; do
     if [ "$round" = 1 ]; then
         it_log "firewall stop/start: plain kernel forwarding in between (perf-test --baseline kernel)"
         it_check "cluster firewall stop" "$SLUICE" cluster firewall stop --prefix "$C"
-        it_check "no XDP program on fw0's lan0 any more" sh -c "! ip -n $C-fw0 link show lan0 | grep -q xdp"
+        it_check "no pipeline on fw0's lan0 any more" sh -c "! ip -n $C-fw0 link show lan0 | grep -q xdp && ! ip netns exec $C-fw0 tc filter show dev lan0 ingress | grep -q tc_main_prog"
         it_check "no pins for fw0" test ! -e "/sys/fs/bpf/sluice/netns/$C-fw0"
         it_check "the kernel forwards IPv4 LAN -> WAN" cl_ping "$C" 198.18.100.200
         it_check "the kernel forwards IPv6 LAN -> WAN" cl_ping "$C" 2001:2:0:100::200
         it_check "and WAN -> LAN (no firewall)" ip netns exec "$C-wan-host" ping -q -c 2 -i 0.2 -W 2 198.18.1.10
         it_check "cluster firewall start" "$SLUICE" cluster firewall start --prefix "$C"
-        it_check "sluice's XDP program is back on fw0's lan0" sh -c "ip -n $C-fw0 link show lan0 | grep -q xdp"
+        it_check "sluice's pipeline is back on fw0's lan0" it_pipeline_on "$C-fw0" lan0
         it_check "healthy again" cl_healthy "$C"
         it_check "WAN -> LAN denied again" sh -c "! ip netns exec $C-wan-host ping -q -c 2 -i 0.2 -W 1 198.18.1.10 >/dev/null 2>&1"
         pids=$(cl_pids "$C")

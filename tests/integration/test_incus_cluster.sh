@@ -80,7 +80,8 @@ it_check "... and sluice keeps running" incus exec $fw -- systemctl is-active -q
 incus exec $fw -- cp /root/good.yaml /etc/sluice/sluice.yaml
 it_check "systemctl stop sluice stops the daemon" sh -c "incus exec $fw -- systemctl stop sluice && ! incus exec $fw -- systemctl is-active -q sluice"
 it_check "systemctl start sluice starts it again" incus exec $fw -- systemctl start sluice
-it_check "sluice attached again on $fw" it_wait_for "xdp_main_prog on $fw" 150 sh -c "incus exec $fw -- ip -j link show | grep -q xdp_main_prog"
+it_check "sluice attached again on $fw" it_wait_for "sluice's pipeline on $fw's lan0" 150 \
+    sh -c "incus exec $fw -- sh -c 'ip -j link show lan0 | grep -q xdp_main_prog || tc -j filter show dev lan0 ingress | grep -q tc_main_prog'"
 
 it_log "perf-test compare --quick --baseline kernel --env incus"
 "$SLUICE" perf-test compare --quick --baseline kernel "${ENVS[@]}" --history "$IT_TMP/history.csv" >"$IT_TMP/pt.out" 2>"$IT_TMP/pt.err"
@@ -96,10 +97,10 @@ incus exec $fw -- sluice down >/dev/null 2>&1
 "$SLUICE" perf-test compare --quick "${ENVS[@]}" --no-history >"$IT_TMP/pt.out" 2>"$IT_TMP/pt.err"
 rc=$?
 it_expect_eq "perf-test exits 1" 1 "$rc"
-grep -q "was not measured through sluice on sluice-fw0: before the run, sluice's XDP program (xdp_main_prog) is attached on no interface" "$IT_TMP/pt.err" ||
+grep -q "was not measured through sluice on sluice-fw0: before the run, sluice's pipeline (xdp_main_prog at XDP or tc_main_prog at TC ingress) is attached on no interface" "$IT_TMP/pt.err" ||
     { echo "--- perf-test said:"; cat "$IT_TMP/pt.err"; }
 it_check "it says sluice is attached on no interface of sluice-fw0" \
-    grep -q "was not measured through sluice on sluice-fw0: before the run, sluice's XDP program (xdp_main_prog) is attached on no interface" "$IT_TMP/pt.err"
+    grep -q "was not measured through sluice on sluice-fw0: before the run, sluice's pipeline (xdp_main_prog at XDP or tc_main_prog at TC ingress) is attached on no interface" "$IT_TMP/pt.err"
 it_check "no throughput is printed" sh -c "! grep -q Gbps '$IT_TMP/pt.out'"
 
 it_log "cluster down --env incus"

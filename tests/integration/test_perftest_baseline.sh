@@ -11,15 +11,18 @@ command -v nft >/dev/null || skip "nft (nftables) is not installed"
 
 UP=1
 "$SLUICE" cluster up --prefix "$P" >"$TMP/cluster.log" 2>&1 || { cat "$TMP/cluster.log"; fail "cluster up failed"; }
-xdp_before=$(ip -n "$P-fw0" link show lan0 | grep -c xdp)
-[ "$xdp_before" -gt 0 ] || fail "sluice is not attached to $P-fw0 lan0 after cluster up"
+pipeline_on() {  # sluice's pipeline at XDP or (the tc mode) at TC ingress
+    ip -n "$P-fw0" -j link show lan0 | grep -q '"name":"xdp_main_prog"' ||
+        ip netns exec "$P-fw0" tc -j filter show dev lan0 ingress 2>/dev/null | grep -q '"name":"tc_main_prog"'
+}
+pipeline_on || fail "sluice is not attached to $P-fw0 lan0 after cluster up"
 
 echo "[perftest_baseline] perf-test compare --quick --passes 2 --baseline nftables --prefix $P --json"
 "$SLUICE" perf-test compare --quick --passes 2 --baseline nftables --prefix "$P" --env netns --json \
     --no-history >"$TMP/out.json" 2>"$TMP/err.log" || { cat "$TMP/err.log"; fail "perf-test exited non-zero"; }
 cat "$TMP/err.log"
 
-[ "$(ip -n "$P-fw0" link show lan0 | grep -c xdp)" -gt 0 ] || fail "sluice is not attached to lan0 after the run"
+pipeline_on || fail "sluice is not attached to lan0 after the run"
 if ip netns exec "$P-fw0" nft list tables 2>/dev/null | grep -q sluice_perftest_baseline; then
     fail "the nftables baseline table is still loaded after the run"
 fi

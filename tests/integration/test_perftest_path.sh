@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # perf-test never prints a sluice number that was measured without sluice:
-# on a netns cluster whose fw0 runs sluice but has its XDP program detached
+# on a netns cluster whose fw0 runs sluice but has its pipeline detached
 # (the daemon alive, so the cluster looks healthy), `perf-test compare`
 # exits 1 with a message naming fw0 and what is missing, prints no table,
 # and writes no history row; with sluice stopped, compare and `perf-test
@@ -13,8 +13,15 @@ pt_init perftest_path pp
 UP=1
 "$SLUICE" cluster up --prefix "$P" >"$TMP/cluster.log" 2>&1 || { cat "$TMP/cluster.log"; fail "cluster up failed"; }
 fw="$P-fw0"
-for dev in lan0 wan0 fab0; do ip -n "$fw" link set dev "$dev" xdpgeneric off || fail "detaching XDP from $dev"; done
-echo "[perftest_path] sluice's XDP detached on $fw (daemon still running)"
+# The pipeline runs at TC ingress (the tc mode auto picks on veth) or at
+# XDP: take it off both hooks (filter priority 0x51b = 1307 is the TC pipeline's).
+for dev in lan0 wan0 fab0; do
+    ip -n "$fw" link set dev "$dev" xdpgeneric off || fail "detaching XDP from $dev"
+    if ip netns exec "$fw" tc filter show dev "$dev" ingress | grep -q tc_main_prog; then
+        ip netns exec "$fw" tc filter del dev "$dev" ingress pref 1307 || fail "detaching the TC pipeline from $dev"
+    fi
+done
+echo "[perftest_path] sluice's pipeline detached on $fw (daemon still running)"
 
 "$SLUICE" perf-test compare --quick --baseline kernel --prefix "$P" --env netns --history "$TMP/history.csv" \
     >"$TMP/out.txt" 2>"$TMP/err.txt"
@@ -26,7 +33,7 @@ expect() {  # expect DESCRIPTION COMMAND...
 }
 expect "perf-test exits 1" test "$rc" = 1
 expect "the message names fw0 and the missing program" \
-    grep -q "sluice IPv4 (pass 1) was not measured through sluice on fw0: before the run, sluice's XDP program (xdp_main_prog) is attached on no interface" "$TMP/err.txt"
+    grep -q "sluice IPv4 (pass 1) was not measured through sluice on fw0: before the run, sluice's pipeline (xdp_main_prog at XDP or tc_main_prog at TC ingress) is attached on no interface" "$TMP/err.txt"
 expect "... and says no sluice number is reported" grep -q "perf-test reports no sluice number" "$TMP/err.txt"
 expect "no throughput table is printed" sh -c "! grep -q 'Gbps' '$TMP/out.txt'"
 expect "no history row is written" sh -c "[ ! -s '$TMP/history.csv' ] || [ \$(wc -l <'$TMP/history.csv') -le 1 ]"

@@ -35,10 +35,13 @@ TEST(Check, GoodFilePrintsSummaryAndExitsZero) {
                                             "cross-product entries, [0-9]+ distinct outcomes\\)\n")))
         << text;
     // The third: the session table limits.sessions asks for and its memory
-    // (65536 x 944 bytes, both families).
+    // (65536 x 944 bytes, both families); then where each interface's
+    // pipeline would run (lan0 and wan0 are not on the test's host).
     EXPECT_EQ(text.substr(second_end + 1),
               kDir + "good-basic.yaml: session table 65536 sessions per family, 131072 entries each in IPv4 and "
-                     "IPv6; about 59.0 MiB of kernel memory (estimate)\n");
+                     "IPv6; about 59.0 MiB of kernel memory (estimate)\n" +
+                  kDir + "good-basic.yaml: attach lan0: not on this host: decided when it is attached (xdp-mode: auto)\n" +
+                  kDir + "good-basic.yaml: attach wan0: not on this host: decided when it is attached (xdp-mode: generic)\n");
 }
 
 TEST(Check, DefaultSessionTableIsSaidToBeTheDefault) {

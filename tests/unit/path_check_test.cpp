@@ -66,8 +66,8 @@ TEST(PathCheck, SluiceRunNeedsAttachmentAndEnoughPackets) {
     auto before = verify_sluice_in_path(detached, attached(10), bytes, "fw0", "sluice IPv4 (pass 1)");
     ASSERT_FALSE(before.ok());
     EXPECT_EQ(before.error().message,
-              "sluice IPv4 (pass 1) was not measured through sluice on fw0: before the run, sluice's XDP program "
-              "(xdp_main_prog) is attached on no interface; other XDP programs: lan0: xdp_other");
+              "sluice IPv4 (pass 1) was not measured through sluice on fw0: before the run, sluice's pipeline "
+              "(xdp_main_prog at XDP or tc_main_prog at TC ingress) is attached on no interface; other XDP programs: lan0: xdp_other");
     EXPECT_FALSE(verify_sluice_in_path(attached(10), detached, bytes, "fw0", "x").ok()) << "detached during the run";
 
     FirewallPath no_stats{{"lan0"}, {}, std::nullopt, "no pinned stats"};

@@ -155,8 +155,8 @@ TEST_F(ProfilePath, DetachedSluiceIsRefusedBeforeAnyTraffic) {
     auto run = profile();
     ASSERT_FALSE(run);
     EXPECT_EQ(run.error().message,
-              "the IPv4 profile was not measured through sluice on fw0: before the run, sluice's XDP program "
-              "(xdp_main_prog) is attached on no interface\n"
+              "the IPv4 profile was not measured through sluice on fw0: before the run, sluice's pipeline "
+              "(xdp_main_prog at XDP or tc_main_prog at TC ingress) is attached on no interface\n"
               "perf-test reports no profile of traffic sluice was not in.");
     EXPECT_EQ(cluster_.started, 0);
     EXPECT_FALSE(cluster_.ran("perf record"));
@@ -196,7 +196,7 @@ TEST_F(ProfilePath, DetachedDuringTheTrafficIsRefused) {
     cluster_.detach_during_traffic = true;
     auto run = profile();
     ASSERT_FALSE(run);
-    EXPECT_NE(run.error().message.find("after the run, sluice's XDP program (xdp_main_prog) is attached on no interface"),
+    EXPECT_NE(run.error().message.find("after the run, sluice's pipeline (xdp_main_prog at XDP or tc_main_prog at TC ingress) is attached on no interface"),
               std::string::npos)
         << run.error().message;
 }

@@ -171,7 +171,7 @@ public:
             if (auto s = sluice->start(); !s) return with_context(what, s.error());
         } else {
             for (const char* n : {"fw0", "fw1"})
-                if (auto s = verify_no_xdp(lab, n, {"lan0", "wan0"}); !s) return s;
+                if (auto s = verify_no_pipeline(lab, n, {"lan0", "wan0"}); !s) return s;
             pair = std::make_unique<LinuxHaPair>(lab);
             if (auto s = pair->start(); !s) return with_context(what, s.error());
         }

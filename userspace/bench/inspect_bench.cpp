@@ -179,7 +179,7 @@ Status InspectRun::sluice_on(const std::string& config) {
 
 Status InspectRun::sluice_off() {
     if (fw_.running()) return fw_.stop();  // proves no XDP program is left
-    return verify_no_xdp(lab_, "fw", {"lan0", "wan0"});
+    return verify_no_pipeline(lab_, "fw", {"lan0", "wan0"});
 }
 
 Result<PathSnapshot> InspectRun::snapshot() {
@@ -228,7 +228,7 @@ Status InspectRun::iperf_one(const std::string& part, const std::string& mode, c
                              (patterns ? " (" + std::to_string(patterns) + " patterns)" : "");
     PathSnapshot before;
     if (mode == "kernel") {
-        if (auto st = verify_no_xdp(lab_, "fw", {"lan0", "wan0"}); !st) return with_context(what, st.error());
+        if (auto st = verify_no_pipeline(lab_, "fw", {"lan0", "wan0"}); !st) return with_context(what, st.error());
     } else {
         auto b = snapshot();
         if (!b) return with_context(what, b.error());
@@ -289,7 +289,7 @@ Status InspectRun::conn_one(const std::string& mode, const std::string& fam, int
     const std::string what = "short connections " + mode + " " + fam + " pass " + std::to_string(pass);
     PathSnapshot before;
     if (mode == "kernel") {
-        if (auto st = verify_no_xdp(lab_, "fw", {"lan0", "wan0"}); !st) return with_context(what, st.error());
+        if (auto st = verify_no_pipeline(lab_, "fw", {"lan0", "wan0"}); !st) return with_context(what, st.error());
     } else {
         auto b = snapshot();
         if (!b) return with_context(what, b.error());

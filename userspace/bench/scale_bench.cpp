@@ -360,7 +360,7 @@ Status ScaleRun::use_system(const std::string& system, const std::string& file, 
         if (auto s = nft_->load(texts_.at(file)); !s) return with_context("nft -f for " + what, s.error());
         rec["seconds"] = seconds_since(t0);
         run_.results->add(rec);
-        if (auto s = verify_no_xdp(*lab_, "fw", {"lan0", "wan0"}); !s) return s;
+        if (auto s = verify_no_pipeline(*lab_, "fw", {"lan0", "wan0"}); !s) return s;
         pause(0.5);
     }
     current_ = system + ":" + file;

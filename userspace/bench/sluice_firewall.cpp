@@ -134,7 +134,7 @@ Status SluiceFirewall::stop() {
     }
     auto down = lab_.run("", {lab_.sluice_binary(), "--netns", lab_.ns(node_), "down"}, std::chrono::seconds(60));
     if (!down) return down.error();
-    if (auto s = verify_no_xdp(lab_, node_, interfaces_); !s) return with_context("after sluice down", s.error());
+    if (auto s = verify_no_pipeline(lab_, node_, interfaces_); !s) return with_context("after sluice down", s.error());
     return result;
 }
 
@@ -158,13 +158,12 @@ Result<Counters> SluiceFirewall::stats() {
 }
 
 Status SluiceFirewall::attached() {
-    auto links = lab_.output(node_, {"ip", "-j", "link", "show"});
-    if (!links) return links.error();
-    auto on = cluster::interfaces_with_xdp(*links, cluster::kSluiceXdpProgram);
+    auto on = cluster::interfaces_with_sluice(
+        [this](const std::vector<std::string>& argv) { return lab_.output(node_, argv); });
     if (!on) return on.error();
     for (const auto& i : interfaces_)
         if (std::find(on->begin(), on->end(), i) == on->end())
-            return make_error("sluice's XDP program is not attached to " + i + " in " + lab_.ns(node_) +
+            return make_error("sluice's pipeline is not attached to " + i + " in " + lab_.ns(node_) +
                               ": the measurement would not go through sluice");
     return {};
 }
@@ -183,7 +182,7 @@ std::string SluiceFirewall::log_tail(size_t lines) const {
     return text.substr(pos);
 }
 
-Status verify_no_xdp(Lab& lab, const std::string& node, const std::vector<std::string>& interfaces) {
+Status verify_no_pipeline(Lab& lab, const std::string& node, const std::vector<std::string>& interfaces) {
     auto links = lab.output(node, {"ip", "-j", "link", "show"});
     if (!links) return links.error();
     auto doc = nlohmann::json::parse(*links, nullptr, false);
@@ -194,6 +193,13 @@ Status verify_no_xdp(Lab& lab, const std::string& node, const std::vector<std::s
         if (link.contains("xdp"))
             return make_error("an XDP program is attached to " + name + " in " + lab.ns(node) +
                               ": a measurement without sluice would include it");
+        auto filters = lab.output(node, {"tc", "-j", "filter", "show", "dev", name, "ingress"});
+        if (!filters) continue;  // no clsact qdisc: nothing at TC ingress
+        auto runs = cluster::tc_filter_runs(*filters, cluster::kSluiceTcProgram);
+        if (!runs) return runs.error();
+        if (*runs)
+            return make_error(std::string("sluice's TC pipeline (") + cluster::kSluiceTcProgram + ") is attached to " +
+                              name + " in " + lab.ns(node) + ": a measurement without sluice would include it");
     }
     return {};
 }

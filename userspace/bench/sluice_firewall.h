@@ -71,8 +71,9 @@ private:
     std::string log_path_;
 };
 
-// Ok when no XDP program at all is attached to `interfaces` on `node`: what a
-// kernel-forwarding or nftables measurement must see.
-Status verify_no_xdp(Lab& lab, const std::string& node, const std::vector<std::string>& interfaces);
+// Ok when no XDP program at all, nor sluice's TC pipeline, is attached to
+// `interfaces` on `node`: what a kernel-forwarding or nftables measurement
+// must see.
+Status verify_no_pipeline(Lab& lab, const std::string& node, const std::vector<std::string>& interfaces);
 
 }  // namespace sluice::bench

@@ -193,7 +193,7 @@ struct Bench {
 
     Status start_system(const std::string& system) {
         if (is_sluice_system(system)) return fw.start(configs.at(system), kFloodCpu);
-        if (auto s = verify_no_xdp(lab, "fw", {"lan0", "wan0"}); !s) return with_context(system, s.error());
+        if (auto s = verify_no_pipeline(lab, "fw", {"lan0", "wan0"}); !s) return with_context(system, s.error());
         if (system == "nft-ct") return nft.load(kNftCt, {kShortTimeWait});
         if (system == "nft-synproxy") return nft.load(kNftSynproxy, {kStrictTcp, kShortTimeWait});
         return {};
@@ -302,7 +302,7 @@ struct Bench {
             evidence.nft_packets = *n;
             in_path = "nft counters " + std::to_string(*n) + " packets";
         } else {
-            if (auto s = verify_no_xdp(lab, "fw", {"lan0", "wan0"}); !s) return with_context(what, s.error());
+            if (auto s = verify_no_pipeline(lab, "fw", {"lan0", "wan0"}); !s) return with_context(what, s.error());
             in_path = "no XDP program";
         }
         if (auto s = check_in_path(system, evidence); !s) return s;

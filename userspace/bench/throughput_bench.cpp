@@ -132,7 +132,7 @@ Status run_iperf_part(BenchRun& run, const Options& o) {
                                                                : (v4 ? cluster::kLanHost4 : cluster::kLanHost6);
                 Counters before;
                 if (mode == "kernel") {
-                    if (auto s = verify_no_xdp(**lab, "fw", {"lan0", "wan0"}); !s)
+                    if (auto s = verify_no_pipeline(**lab, "fw", {"lan0", "wan0"}); !s)
                         return with_context(what, s.error());
                 } else {
                     if (auto s = fw.attached(); !s) return with_context(what, s.error());

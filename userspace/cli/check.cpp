@@ -5,7 +5,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include <net/if.h>
+
 #include "config/session_table_size.h"
+#include "loader/attach.h"
 #include "pipeline/prepare.h"
 
 namespace sluice::cli {
@@ -80,6 +83,45 @@ size_t inspect_pattern_count(const std::vector<Ruleset>& rulesets) {
     return count;
 }
 
+// Where each device's pipeline would run if `sluice run` attached it here
+// now: the mode `xdp-mode` asks for, or what `auto` picks for the driver.
+// A device not on this host is decided when it is attached.
+struct AttachPlan {
+    std::string device, driver, mode, why;
+};
+
+std::vector<AttachPlan> attach_plan(const Config& c) {
+    std::vector<AttachPlan> plan;
+    const bool native_handoff = kernel_allows_xdp_meta();
+    for (const auto& itf : c.interfaces) {
+        const std::string device = itf.name.substr(0, itf.name.find('.'));
+        bool seen = false;
+        for (const auto& p : plan) seen = seen || p.device == device;
+        if (seen) continue;
+        AttachPlan p{.device = device, .driver = "", .mode = "", .why = ""};
+        if (if_nametoindex(device.c_str()) == 0) {
+            p.why = "not on this host: decided when it is attached (xdp-mode: " + itf.xdp_mode + ")";
+        } else {
+            p.driver = interface_driver(device);
+            const ModeChoice choice = choose_xdp_mode(itf.xdp_mode, p.driver, native_handoff);
+            p.mode = choice.mode == XdpMode::Native ? "native" : choice.mode == XdpMode::Generic ? "generic" : "tc";
+            p.why = choice.why + (choice.warning.empty() ? "" : "; " + choice.warning);
+        }
+        plan.push_back(std::move(p));
+    }
+    return plan;
+}
+
+nlohmann::json attach_plan_json(const std::vector<AttachPlan>& plan) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& p : plan)
+        out.push_back({{"device", p.device},
+                       {"driver", p.driver.empty() ? nlohmann::json() : nlohmann::json(p.driver)},
+                       {"mode", p.mode.empty() ? nlohmann::json() : nlohmann::json(p.mode)},
+                       {"why", p.why}});
+    return out;
+}
+
 }  // namespace
 
 int run_check(const std::string& path, std::ostream& out, std::ostream& err, bool json) {
@@ -127,7 +169,8 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
                                               {"sparse_entries", t.sparse.size()},
                                               {"sparse_capacity", CLASSIFIER_SPARSE_PER_GEN},
                                               {"results", t.results.size() - 1}}},
-                              {"session_table", session_table_json(c.limits)}}
+                              {"session_table", session_table_json(c.limits)},
+                              {"attach", attach_plan_json(attach_plan(c))}}
                    .dump(2)
             << "\n";
     } else {
@@ -152,6 +195,10 @@ int run_check(const std::string& path, std::ostream& out, std::ostream& err, boo
             << (c.limits.sessions_location ? "" : " (default)") << ", "
             << session_map_entries(c.limits.sessions) << " entries each in IPv4 and IPv6; about "
             << format_bytes(session_table_bytes_estimate(c.limits.sessions)) << " of kernel memory (estimate)\n";
+        for (const auto& p : attach_plan(c))
+            out << path << ": attach " << p.device << ": "
+                << (p.mode.empty() ? "" : p.mode + " (" + p.driver + "; " + p.why + ")") << (p.mode.empty() ? p.why : "")
+                << "\n";
     }
     return 0;
 }

@@ -111,7 +111,7 @@ int down(const std::string& instance, std::ostream& out, std::ostream& err) {
                 err << "sluice: " << s.error().message << "\n";
                 status = 1;
             }
-            for (TcHook hook : {TcHook::Egress, TcHook::Ingress}) {
+            for (TcHook hook : {TcHook::IngressPipeline, TcHook::Egress, TcHook::Ingress}) {
                 if (auto s = detach_tc(device, ifindex, hook); !s) {
                     err << "sluice: " << s.error().message << "\n";
                     status = 1;

@@ -204,6 +204,11 @@ int show_zones(const state::PublishedState& state, bool json_out, std::ostream& 
         out << z.name << " (id " << z.id << "):";
         for (const auto& i : itfs) out << " " << i.name << " [" << (i.device.empty() ? "detached" : i.xdp_mode) << "]";
         out << "\n";
+        for (const auto& i : itfs) {
+            if (i.device.empty()) continue;
+            out << "  " << i.name << ": " << i.xdp_mode << " (" << i.xdp_mode_why << ")\n";
+            if (!i.warning.empty()) out << "  " << i.name << ": warning: " << i.warning << "\n";
+        }
     }
     if (json_out) out << json{{"zones", zones}}.dump(2) << "\n";
     return 0;

@@ -229,11 +229,11 @@ Status wait_ready(Runner& run, const std::string& instance) {
     return make_error(bare(instance) + " did not finish booting within 60 s (systemctl is-system-running: " + last + ")");
 }
 
-// Waits until sluice's XDP program is on the firewall's lan0 and wan0.
+// Waits until sluice's pipeline is on the firewall's lan0 and wan0.
 Status wait_attached(Runner& run, const std::string& instance) {
     if (run.dry()) return {};
     auto s = wait_for_sluice_attached(
-        [&]() { return run.exec(instance, {"ip", "-j", "link", "show"}, std::chrono::seconds(10)); }, {"lan0", "wan0"});
+        [&](const Argv& argv) { return run.exec(instance, argv, std::chrono::seconds(10)); }, {"lan0", "wan0"});
     if (s) return {};
     auto journal = run.exec(instance, {"journalctl", "-u", "sluice", "-n", "20", "--no-pager"});
     return make_error(bare(instance) + " (lan0, wan0): " + s.error().message +
@@ -564,8 +564,8 @@ Result<IncusClusterStatus> incus_cluster_status(const Environment& environment, 
         auto it = state.find(bare(node.name));
         IncusClusterStatus::Item item{"instance", node.role, node.name, it == state.end() ? "ABSENT" : it->second, ""};
         if (node.firewall && item.state == "RUNNING") {
-            auto links = run.exec(node.name, {"ip", "-j", "link", "show"}, std::chrono::seconds(20));
-            auto found = links ? interfaces_with_xdp(*links, kSluiceXdpProgram) : Result<std::vector<std::string>>(links.error());
+            auto found = interfaces_with_sluice(
+                [&](const Argv& argv) { return run.exec(node.name, argv, std::chrono::seconds(20)); });
             if (!found) {
                 item.detail = found.error().message;
                 status.healthy = false;

@@ -12,14 +12,7 @@ const char* xdp_mode_name(XdpMode mode) {
     return mode == XdpMode::Native ? "native" : mode == XdpMode::Generic ? "generic" : "tc";
 }
 
-Result<AttachResult> InterfaceAttachments::attach_pipeline(const std::string& device, uint32_t ifindex, XdpMode mode) {
-    if (mode != XdpMode::Tc) {
-        auto r = attach_xdp(device, ifindex, dp_.prog_fd(SLUICE_PROG_XDP_MAIN), mode);
-        if (r) {
-            if (auto s = detach_tc(device, ifindex, TcHook::IngressPipeline); !s) return s.error();
-        }
-        return r;
-    }
+Result<AttachResult> InterfaceAttachments::attach_tc_pipeline(const std::string& device, uint32_t ifindex) {
     if (auto s = dp_.load_tc(); !s) return make_error("interface " + device + ": " + s.error().message);
     // The TC pipeline first, then sluice's XDP program of an earlier run
     // goes: no moment without a pipeline on the device.
@@ -27,6 +20,22 @@ Result<AttachResult> InterfaceAttachments::attach_pipeline(const std::string& de
         return s.error();
     if (auto s = detach_xdp(device, ifindex); !s) return s.error();
     return AttachResult{.mode = XdpMode::Tc, .warning = ""};
+}
+
+Result<AttachResult> InterfaceAttachments::attach_pipeline(const std::string& device, uint32_t ifindex,
+                                                           const ModeChoice& choice, bool chosen_by_auto) {
+    if (choice.mode == XdpMode::Tc) return attach_tc_pipeline(device, ifindex);
+    auto r = attach_xdp(device, ifindex, dp_.prog_fd(SLUICE_PROG_XDP_MAIN), choice.mode, !chosen_by_auto);
+    if (!r && chosen_by_auto && r.error().code != ErrorCode::Busy) {
+        auto tc = attach_tc_pipeline(device, ifindex);
+        if (!tc) return make_error(r.error().message + "; tc: " + tc.error().message);
+        tc->warning = r.error().message + "; using the tc mode";
+        return tc;
+    }
+    if (r) {
+        if (auto s = detach_tc(device, ifindex, TcHook::IngressPipeline); !s) return s.error();
+    }
+    return r;
 }
 
 Status InterfaceAttachments::attach(const ResolvedInterface& itf) {
@@ -40,7 +49,7 @@ Status InterfaceAttachments::attach(const ResolvedInterface& itf) {
         }
         return {};
     }
-    XdpMode mode = choose_xdp_mode(itf.xdp_mode, interface_driver(device));
+    const ModeChoice choice = choose_xdp_mode(itf.xdp_mode, interface_driver(device), dp_.xdp_handoff_in_meta());
     // The two TC programs before the pipeline: the TC pipeline hands
     // punted packets on to tc_punt_prog, which must be there first.
     Status tc = attach_tc(device, itf.ifindex, dp_.prog_fd(SLUICE_PROG_TC_EGRESS), TcHook::Egress);
@@ -49,13 +58,14 @@ Status InterfaceAttachments::attach(const ResolvedInterface& itf) {
         detach(device, itf.ifindex);
         return tc;
     }
-    auto r = attach_pipeline(device, itf.ifindex, mode);
+    auto r = attach_pipeline(device, itf.ifindex, choice, itf.xdp_mode == "auto");
     if (!r) {
         detach(device, itf.ifindex);
         return r.error();
     }
+    if (!choice.warning.empty() && r->warning.empty()) r->warning = "interface " + device + ": " + choice.warning;
     if (!r->warning.empty()) daemon_log("warning: " + r->warning);
-    Attached a{.itf = itf, .mode = r->mode, .warning = r->warning};
+    Attached a{.itf = itf, .mode = r->mode, .why = choice.why, .warning = r->warning};
     a.itf.name = device;
     attached_[device] = a;
     return {};

@@ -20,6 +20,7 @@ public:
     struct Attached {
         ResolvedInterface itf;  // itf.name is the device
         XdpMode mode = XdpMode::Generic;
+        std::string why;        // why this mode (loader/attach.h choose_xdp_mode)
         std::string warning;    // why native XDP was not used, if it was asked for
     };
 
@@ -41,8 +42,11 @@ public:
 private:
     void detach(const std::string& device, uint32_t ifindex);
     // The pipeline's hook on the device: XDP (and no TC pipeline left from
-    // an earlier run in `tc` mode) or TC ingress (and no XDP program).
-    Result<AttachResult> attach_pipeline(const std::string& device, uint32_t ifindex, XdpMode mode);
+    // an earlier run in `tc` mode) or TC ingress (and no XDP program). A
+    // native attach that `auto` chose and the driver refuses goes to TC.
+    Result<AttachResult> attach_pipeline(const std::string& device, uint32_t ifindex, const ModeChoice& choice,
+                                         bool chosen_by_auto);
+    Result<AttachResult> attach_tc_pipeline(const std::string& device, uint32_t ifindex);
 
     Datapath& dp_;
     std::map<std::string, Attached> attached_;  // by device

@@ -33,6 +33,7 @@ void to_json(json& j, const Interface& v) {
         j["device"] = v.device;
         j["ifindex"] = v.ifindex;
         j["xdp_mode"] = v.xdp_mode;
+        j["xdp_mode_why"] = v.xdp_mode_why;
         if (!v.warning.empty()) j["warning"] = v.warning;
     }
 }
@@ -45,6 +46,7 @@ void from_json(const json& j, Interface& v) {
     if (!v.device.empty()) {
         read(j, "ifindex", v.ifindex);
         read(j, "xdp_mode", v.xdp_mode);
+        read_optional(j, "xdp_mode_why", v.xdp_mode_why);
         read_optional(j, "warning", v.warning);
     }
 }

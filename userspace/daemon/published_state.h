@@ -25,6 +25,7 @@ struct Interface {
     std::string device;     // "" = not attached
     uint32_t ifindex = 0;
     std::string xdp_mode;   // native | generic | tc
+    std::string xdp_mode_why;  // "auto: veth ..." (loader/attach.h choose_xdp_mode)
     std::string warning;    // why native XDP was not used
 };
 

@@ -40,6 +40,7 @@ state::PublishedState published_state(const StateSources& in) {
             i.device = device;
             i.ifindex = a->second.itf.ifindex;
             i.xdp_mode = xdp_mode_name(a->second.mode);
+            i.xdp_mode_why = a->second.why;
             i.warning = a->second.warning;
         }
         out.interfaces.push_back(std::move(i));

@@ -94,25 +94,57 @@ std::string interface_driver(const std::string& name) {
     return driver;
 }
 
-XdpMode choose_xdp_mode(const std::string& requested, const std::string& driver) {
-    if (requested == "native") return XdpMode::Native;
-    if (requested == "generic") return XdpMode::Generic;
-    if (requested == "tc") return XdpMode::Tc;
-    static constexpr std::array<const char*, 5> kGoodNative = {"mlx5_core", "i40e", "ice", "ixgbe", "virtio_net"};
-    for (const char* d : kGoodNative) {
-        if (driver == d) return XdpMode::Native;
-    }
-    return XdpMode::Generic;
+bool kernel_allows_xdp_meta() {
+    // Loads `bpf_xdp_adjust_meta(ctx, 0); return XDP_PASS;`. Not
+    // libbpf_probe_bpf_helper: it takes a refusal it does not recognize
+    // ("program of this type cannot use helper") for support.
+    const bpf_insn insns[] = {
+        {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2, .src_reg = 0, .off = 0, .imm = 0},
+        {.code = BPF_JMP | BPF_CALL, .dst_reg = 0, .src_reg = 0, .off = 0, .imm = BPF_FUNC_xdp_adjust_meta},
+        {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .src_reg = 0, .off = 0, .imm = XDP_PASS},
+        {.code = BPF_JMP | BPF_EXIT, .dst_reg = 0, .src_reg = 0, .off = 0, .imm = 0},
+    };
+    const int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "sluice_meta_probe", "GPL", insns, 4, nullptr);
+    if (fd < 0) return false;
+    close(fd);
+    return true;
 }
 
-Result<AttachResult> attach_xdp(const std::string& name, uint32_t ifindex, int prog_fd, XdpMode mode) {
+ModeChoice choose_xdp_mode(const std::string& requested, const std::string& driver, bool native_handoff) {
+    const std::string what = driver.empty() ? "a device without a driver name" : driver;
+    const std::string no_meta = "this kernel refuses bpf_xdp_adjust_meta to XDP programs, which native XDP needs "
+                                "to hand packets to TC";
+    if (requested == "native") {
+        if (!native_handoff)
+            return {XdpMode::Generic, "xdp-mode: native", "native XDP is not used: " + no_meta + "; using generic XDP"};
+        return {XdpMode::Native, "xdp-mode: native", ""};
+    }
+    if (requested == "generic") return {XdpMode::Generic, "xdp-mode: generic", ""};
+    if (requested == "tc") return {XdpMode::Tc, "xdp-mode: tc", ""};
+    static constexpr std::array<const char*, 5> kGoodNative = {"mlx5_core", "i40e", "ice", "ixgbe", "virtio_net"};
+    for (const char* d : kGoodNative) {
+        if (driver != d) continue;
+        if (!native_handoff) return {XdpMode::Tc, "auto: " + driver + " has native XDP, but " + no_meta, ""};
+        return {XdpMode::Native, "auto: " + driver + " has native XDP", ""};
+    }
+    if (driver == "veth")
+        return {XdpMode::Tc,
+                "auto: on veth native XDP turns GRO off and generic XDP cannot redirect GRO aggregates; TC forwards "
+                "them whole",
+                ""};
+    return {XdpMode::Tc, "auto: " + what + " has no native XDP sluice relies on; TC ingress keeps GRO aggregates whole",
+            ""};
+}
+
+Result<AttachResult> attach_xdp(const std::string& name, uint32_t ifindex, int prog_fd, XdpMode mode,
+                                bool generic_fallback) {
     AttachResult result{.mode = mode, .warning = ""};
     if (mode == XdpMode::Tc) return make_error("internal: interface " + name + ": the tc mode attaches no XDP program");
     Status s = attach_once(ifindex, prog_fd, mode);
     if (s) return result;
     // Generic XDP is the fallback for a driver without native support, not
     // for a hook another program holds.
-    if (mode == XdpMode::Native && s.error().code != ErrorCode::Busy) {
+    if (generic_fallback && mode == XdpMode::Native && s.error().code != ErrorCode::Busy) {
         Status g = attach_once(ifindex, prog_fd, XdpMode::Generic);
         if (g) {
             result.mode = XdpMode::Generic;
@@ -123,7 +155,7 @@ Result<AttachResult> attach_xdp(const std::string& name, uint32_t ifindex, int p
         return make_error("interface " + name + ": XDP attach failed: native: " + s.error().message +
                           "; generic: " + g.error().message);
     }
-    return make_error("interface " + name + ": XDP attach failed: " + s.error().message);
+    return make_error(s.error().code, "interface " + name + ": XDP attach failed: " + s.error().message);
 }
 
 std::string attached_xdp_program(uint32_t ifindex, uint32_t* prog_id) {

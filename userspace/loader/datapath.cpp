@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "loader/attach.h"
 #include "loader/instance_paths.h"
 #include "loader/map_io.h"
 #include "loader/host_inbound_tables.h"
@@ -41,6 +42,12 @@ Result<std::unique_ptr<Datapath>> Datapath::open(const DatapathOptions& options)
                 return make_error(std::string("cannot unpin map ") + bpf_map__name(map));
         }
     }
+    // Some kernels refuse bpf_xdp_adjust_meta to XDP programs (a program
+    // calling it does not load): the pipeline then hands punted packets to
+    // TC through a per-CPU slot (bpf/hook.bpf.h), which only generic XDP and
+    // the tc mode can use.
+    dp->xdp_handoff_in_meta_ = kernel_allows_xdp_meta();
+    dp->skel_->rodata->xdp_handoff_in_meta = dp->xdp_handoff_in_meta_ ? 1 : 0;
     // Before load: libbpf creates (or reuses the pins of) the maps at load.
     if (auto s = size_session_maps(dp->skel_->obj, options.sessions, options.pin_dir, options.sessions_origin); !s) return s.error();
     int err = sluice_bpf::load(dp->skel_.get());
@@ -101,7 +108,16 @@ Status Datapath::load_tc() {
     bpf_object__for_each_map(map, tc->obj) {
         const std::string name = bpf_map__name(map);
         if (bpf_map__set_pin_path(map, nullptr) != 0) return make_error("cannot unpin TC map " + name);
-        if (map == tc->maps.tc_jump_table || bpf_map__is_internal(map)) continue;
+        if (map == tc->maps.tc_jump_table) {
+            // Pinned like the XDP build's jump_table: the kernel empties a
+            // program array when no process or pin holds it, so without the
+            // pin the attached pipeline would lose its stages when the daemon
+            // dies (kill -9) — and a restart rewires the same table.
+            if (!pin_dir_.empty() && bpf_map__set_pin_path(map, (pin_dir_ + "/" + name).c_str()) != 0)
+                return make_error("cannot pin TC map " + name);
+            continue;
+        }
+        if (bpf_map__is_internal(map)) continue;
         bpf_map* ours = bpf_object__find_map_by_name(skel_->obj, name.c_str());
         if (!ours) return make_error("internal: the TC build has a map the XDP build does not: " + name);
         if (int err = bpf_map__reuse_fd(map, bpf_map__fd(ours)); err != 0)

@@ -54,6 +54,11 @@ public:
     // Interfaces that do not use `tc` never pay for its verification.
     Status load_tc();
     bool tc_loaded() const { return tc_skel_ != nullptr; }
+    // Whether XDP hands punted packets to TC in the metadata area (the
+    // kernel lets XDP call bpf_xdp_adjust_meta). Without it the hand-off is
+    // a per-CPU slot, sound for generic XDP and tc but not for native XDP,
+    // which runs a batch of frames before TC sees the first.
+    bool xdp_handoff_in_meta() const { return xdp_handoff_in_meta_; }
     // Every program of the objects loaded, by name.
     std::vector<std::string> program_names() const;
     const std::string& pin_dir() const { return pin_dir_; }
@@ -85,6 +90,7 @@ private:
     SkeletonPtr skel_;
     TcSkeletonPtr tc_skel_;
     std::string pin_dir_;
+    bool xdp_handoff_in_meta_ = true;
 };
 
 // Removes an instance's pins (maps and programs).

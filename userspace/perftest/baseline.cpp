@@ -98,9 +98,9 @@ public:
 private:
     Status wait_attached(const std::string& node) {
         auto s = cluster::wait_for_sluice_attached(
-            [&]() -> Result<std::string> {
-                auto r = executor_.run(node, {"ip", "-j", "link", "show"}, std::chrono::seconds(10));
-                if (!r || r->exit_status != 0) return make_error(describe_failure("ip -j link show", r));
+            [&](const std::vector<std::string>& argv) -> Result<std::string> {
+                auto r = executor_.run(node, argv, std::chrono::seconds(10));
+                if (!r || r->exit_status != 0) return make_error(describe_failure(argv.front(), r));
                 return r->out;
             },
             {});

@@ -25,8 +25,9 @@ std::string trim_line(std::string s) {
 
 // "attached on lan0, wan0" / "not attached on any interface"
 std::string describe(const FirewallPath& p) {
-    std::string text = p.sluice_interfaces.empty() ? "sluice's XDP program (" + std::string(cluster::kSluiceXdpProgram) +
-                                                         ") is attached on no interface"
+    std::string text = p.sluice_interfaces.empty() ? "sluice's pipeline (" + std::string(cluster::kSluiceXdpProgram) +
+                                                         " at XDP or " + cluster::kSluiceTcProgram +
+                                                         " at TC ingress) is attached on no interface"
                                                    : "sluice is attached on " + join(p.sluice_interfaces);
     if (!p.other_xdp.empty()) text += "; other XDP programs: " + join(p.other_xdp);
     return text;
@@ -106,12 +107,17 @@ PathCheck PathCheck::for_environment(cluster::Executor& executor, const cluster:
 
 Result<FirewallPath> PathCheck::read() {
     FirewallPath path;
-    auto links = executor_.run(node_, {"ip", "-j", "link", "show"}, std::chrono::seconds(30));
-    if (!links) return make_error("`ip -j link show` on " + node_ + ": " + links.error().message);
-    if (links->exit_status != 0)
-        return make_error("`ip -j link show` on " + node_ + " exited with status " +
-                          std::to_string(links->exit_status) + ": " + trim_line(links->err));
-    auto found = cluster::interfaces_with_xdp(links->out, cluster::kSluiceXdpProgram, &path.other_xdp);
+    auto found = cluster::interfaces_with_sluice(
+        [this](const std::vector<std::string>& argv) -> Result<std::string> {
+            auto r = executor_.run(node_, argv, std::chrono::seconds(30));
+            const std::string cmd = "`" + argv[0] + " " + argv[1] + " " + argv[2] + "` on " + node_;
+            if (!r) return make_error(cmd + ": " + r.error().message);
+            if (r->exit_status != 0)
+                return make_error(cmd + " exited with status " + std::to_string(r->exit_status) + ": " +
+                                  trim_line(r->err));
+            return r->out;
+        },
+        &path.other_xdp);
     if (!found) return make_error(node_ + ": " + found.error().message);
     path.sluice_interfaces = std::move(found.value());
     auto stats = stats_();
