@@ -27,21 +27,9 @@ static __always_inline int fib_pass_reason(int rc)
 /* Removes the 802.1Q tag in front of L3 (the egress interface is untagged). */
 static __always_inline int vlan_pop(hook_ctx *ctx, struct packet_ctx *pc)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-	struct ethhdr *eth = data;
-	struct vlan_tag *tag = (void *)(eth + 1);
-	__u8 macs[12];
-
-	if ((void *)(tag + 1) > data_end)
+	if (hook_pop_frame_tag(ctx))
 		return -1;
-	__builtin_memcpy(macs, eth, 12);
-	eth = (void *)eth + sizeof(*tag);
-	__builtin_memcpy(eth, macs, 12);
-	eth->h_proto = tag->proto;
-	if (hook_adjust_head(ctx, (int)sizeof(*tag)))
-		return -1;
-	pc->l3_off -= sizeof(*tag);
+	pc->l3_off -= sizeof(struct vlan_tag);
 	return 0;
 }
 

@@ -22,11 +22,8 @@
 #include "maps.bpf.h"
 #include "parse.bpf.h"
 
-/* The mark of a packet the TC pipeline sent out (hook_tx, hook_redirect): a
- * redirect on TC goes through the egress device's TC egress hook, where
- * tc_egress_prog must leave alone what the pipeline already forwarded and
- * translated. tc_egress_prog clears it; an XDP redirect never meets TC. */
-#define SLUICE_TC_REDIRECT_MARK 0x51c0f0dU
+/* The marks of packets the TC pipeline sent out (hook_tx, hook_redirect). */
+#include "tc_marks.h"
 
 /* Header bytes tc_punt_prog makes linear before it parses a handed-off
  * packet (its payload may stay in fragments). */
@@ -79,8 +76,12 @@ static __always_inline int hook_parse(hook_ctx *ctx, struct packet_ctx *pc)
 	if (bpf_skb_pull_data(ctx, len < HOOK_TC_HEADER_PULL ? len : HOOK_TC_HEADER_PULL))
 		return STAT_DROP_INTERNAL;
 	rc = parse_frame(pc, (void *)(long)ctx->data, (void *)(long)ctx->data_end, len);
-	if (ctx->vlan_present)
+	if (ctx->vlan_present) {
+		/* A tag in the skb and another in the frame: two deep. */
+		if (pc->l3_off != sizeof(struct ethhdr))
+			return STAT_DROP_VLAN_TOO_DEEP;
 		pc->vlan_id = ctx->vlan_tci & 0x0fff;
+	}
 	return rc;
 }
 
@@ -99,6 +100,15 @@ static __always_inline __u32 hook_l3_wire_len(hook_ctx *ctx, const struct packet
 static __always_inline long hook_untag(hook_ctx *ctx)
 {
 	return ctx->vlan_present ? bpf_skb_vlan_pop(ctx) : 0;
+}
+
+/* Removes an 802.1Q tag that is still in the frame (pc->l3_off says so).
+ * The kernel moves a received frame's tag into the skb before TC ingress,
+ * so only a frame BPF_PROG_TEST_RUN builds (the fixture tables) has one
+ * here; with no tag in the skb, bpf_skb_vlan_pop takes the frame's. */
+static __always_inline long hook_pop_frame_tag(hook_ctx *ctx)
+{
+	return ctx->vlan_present ? -1 : bpf_skb_vlan_pop(ctx);
 }
 
 /* The whole frame's length; data_end only bounds the linear part. */
@@ -129,7 +139,7 @@ static __always_inline long hook_set_frame_len(hook_ctx *ctx, __u32 new_len)
 /* Sends the frame back out of the interface it came in on. */
 static __always_inline int hook_tx(hook_ctx *ctx)
 {
-	ctx->mark = SLUICE_TC_REDIRECT_MARK;
+	ctx->mark = SLUICE_TC_TX_MARK;
 	return bpf_redirect(ctx->ifindex, 0);
 }
 
@@ -169,7 +179,7 @@ static __always_inline __u32 hook_l3_wire_len(hook_ctx *ctx, const struct packet
 	return pc->l3_len;
 }
 
-/* An XDP frame keeps its tag in the frame (vlan_pop in forward.bpf.h). */
+/* An XDP frame keeps its tag in the frame (hook_pop_frame_tag). */
 static __always_inline long hook_untag(hook_ctx *ctx)
 {
 	return 0;
@@ -190,6 +200,25 @@ static __always_inline long hook_load_bytes(hook_ctx *ctx, __u32 off, void *to, 
 static __always_inline long hook_adjust_head(hook_ctx *ctx, int delta)
 {
 	return bpf_xdp_adjust_head(ctx, delta);
+}
+
+/* Removes the 802.1Q tag in front of L3: the MACs move 4 bytes on, the
+ * frame starts there. */
+static __always_inline long hook_pop_frame_tag(hook_ctx *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct vlan_tag *tag = (void *)(eth + 1);
+	__u8 macs[12];
+
+	if ((void *)(tag + 1) > data_end)
+		return -1;
+	__builtin_memcpy(macs, eth, 12);
+	eth = (void *)eth + sizeof(*tag);
+	__builtin_memcpy(eth, macs, 12);
+	eth->h_proto = tag->proto;
+	return hook_adjust_head(ctx, (int)sizeof(*tag));
 }
 
 static __always_inline long hook_set_frame_len(hook_ctx *ctx, __u32 new_len)

@@ -32,7 +32,7 @@ int tc_egress_prog(struct __sk_buff *skb)
 	__u32 mtu = 0;
 
 	/* Forwarded by the TC pipeline (`tc` mode): session and NAT are done. */
-	if (skb->mark == SLUICE_TC_REDIRECT_MARK) {
+	if (skb->mark == SLUICE_TC_REDIRECT_MARK || skb->mark == SLUICE_TC_TX_MARK) {
 		skb->mark = 0;
 		return TC_ACT_OK;
 	}

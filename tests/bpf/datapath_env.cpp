@@ -133,12 +133,27 @@ const Ipv6Addr DatapathTest::kLanFw6 = Ipv6Addr::parse(NetnsFixture::kLanAddr6);
 const Mac DatapathTest::kLanHostMac = Mac::parse(NetnsFixture::kLanHostMac);
 const Mac DatapathTest::kWanHostMac = Mac::parse(NetnsFixture::kWanHostMac);
 
+Hook DatapathTest::hook() {
+    const char* h = std::getenv("SLUICE_TEST_HOOK");
+    return h && std::string(h) == "tc" ? Hook::tc : Hook::xdp;
+}
+
+XdpRunner DatapathTest::runner() const {
+    return XdpRunner(env_->prog_fd(hook() == Hook::tc ? SLUICE_PROG_TC_MAIN : SLUICE_PROG_XDP_MAIN), hook());
+}
+
 void DatapathTest::SetUp() {
     SLUICE_SKIP_WITHOUT_BPF();
     auto env = DatapathEnv::create(config_yaml());
     ASSERT_TRUE(env.ok()) << env.error().message;
     env_ = std::move(env.value());
     ASSERT_GE(env_->prog_fd(SLUICE_PROG_XDP_MAIN), 0) << "no " SLUICE_PROG_XDP_MAIN " fd";
+    if (hook() == Hook::tc) {
+        // The same fixtures on the pipeline's TC build (the `tc` mode).
+        auto tc = env_->datapath().load_tc();
+        ASSERT_TRUE(tc.ok()) << tc.error().message;
+        ASSERT_GE(env_->prog_fd(SLUICE_PROG_TC_MAIN), 0) << "no " SLUICE_PROG_TC_MAIN " fd";
+    }
     ASSERT_GE(env_->map_fd(SLUICE_MAP_STATS), 0) << "no " SLUICE_MAP_STATS " map fd";
     snapshot_stats();
 }
@@ -173,16 +188,14 @@ PacketBuilder DatapathTest::wan_to_lan6_out(uint8_t ttl_in) const {
 }
 
 XdpRunResult DatapathTest::run(const Bytes& frame, uint32_t ingress_ifindex) {
-    XdpRunner runner(env_->prog_fd(SLUICE_PROG_XDP_MAIN));
-    auto r = runner.run(frame, ingress_ifindex);
+    auto r = runner().run(frame, ingress_ifindex);
     EXPECT_TRUE(r.ok()) << r.error().message;
     return r.ok() ? r.value() : XdpRunResult{};
 }
 
 XdpRunResult DatapathTest::expect_fixture(const Fixture& fixture) {
-    XdpRunner runner(env_->prog_fd(SLUICE_PROG_XDP_MAIN));
     XdpRunResult result;
-    auto verdict = check_fixture(runner, fixture, &result);
+    auto verdict = check_fixture(runner(), fixture, &result);
     // The counters usually say why a verdict differs.
     EXPECT_TRUE(verdict) << "counters since the last snapshot: " << describe_delta(stats_delta());
     return result;

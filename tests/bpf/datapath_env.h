@@ -91,7 +91,13 @@ protected:
     PacketBuilder wan_to_lan4_out(uint8_t ttl_in = 64) const;
     PacketBuilder wan_to_lan6_out(uint8_t ttl_in = 64) const;
 
-    // Runs the entry program (xdp_main_prog) on a frame.
+    // The hook the tests run on: SLUICE_TEST_HOOK=tc runs the same
+    // fixtures on the pipeline's TC build (tc_main_prog), else XDP.
+    static Hook hook();
+    // A runner for the entry program of hook().
+    XdpRunner runner() const;
+
+    // Runs the entry program (xdp_main_prog, or tc_main_prog) on a frame.
     XdpRunResult run(const Bytes& frame, uint32_t ingress_ifindex);
 
     // Runs a fixture and checks verdict and output; returns the run.

@@ -23,6 +23,13 @@ TEST_P(MalformedTest, IsDroppedAndCounted) {
     Bytes frame = c.frame(std::move(PacketBuilder().eth(kLanHostMac, lan_mac())), kLanHost4, kWanHost4, kLanHost6,
                           kWanHost6);
     ASSERT_GE(frame.size(), XdpRunner::kMinTestFrame) << c.name << ": see ShorterThanEthernetNeverReachesTheProgram";
+    // An skb for a SCHED_CLS program is refused when its IP header is cut
+    // short (the kernel reads it to fill the socket's family first).
+    const size_t ip_header = frame.size() > 13 && frame[12] == 0x86 && frame[13] == 0xdd ? 40 : 20;
+    if (hook() == Hook::tc && (c.name == std::string("ipv4_truncated") || c.name == std::string("ipv6_truncated")) &&
+        frame.size() < 14 + ip_header)
+        GTEST_SKIP() << "BPF_PROG_TEST_RUN builds no skb from a frame shorter than its IP header (" << frame.size()
+                     << " bytes): the XDP run of this case covers the parser";
     expect_fixture({c.name, frame, lan_if(), XDP_DROP, std::nullopt});
     EXPECT_TRUE(only_drop_or_pass_counter(c.counter));
 }
@@ -36,7 +43,7 @@ TEST_F(ShortFrameTest, ShorterThanEthernetNeverReachesTheProgram) {
     Bytes frame = PacketBuilder().eth(kLanHostMac, lan_mac()).payload_pattern(8).truncate(10).build();
     ASSERT_LT(frame.size(), XdpRunner::kMinTestFrame);
     snapshot_stats();
-    XdpRunner runner(env_->prog_fd(SLUICE_PROG_XDP_MAIN));
+    const XdpRunner runner = this->runner();
     auto r = runner.run(frame, lan_if());
     EXPECT_FALSE(r.ok()) << "the kernel ran the program on a " << frame.size() << "-byte frame";
     for (const auto& [reason, change] : stats_delta()) EXPECT_EQ(change, 0) << "counter " << reason << " moved";

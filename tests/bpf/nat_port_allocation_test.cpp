@@ -17,7 +17,7 @@ TEST_F(NatPortAllocationTest, TenThousandFlowsFromOneSourceGetDistinctPorts) {
     constexpr int kFlows = 10000;
     constexpr uint16_t kFirst = kIfaddrPortFirst, kLast = kIfaddrPortLast;
     ASSERT_TRUE(apply_nat(kLanOutInterfaceYaml));
-    XdpRunner runner(env_->prog_fd(SLUICE_PROG_XDP_MAIN));
+    const XdpRunner runner = this->runner();
     const std::string lan = lan_host(false), wan = wan_host(false), nat = wan_addr(false);
 
     std::set<uint16_t> ports;

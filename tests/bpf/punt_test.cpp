@@ -119,7 +119,7 @@ protected:
     // tagged with the ingress interface and the frame's length.
     void expect_punted(const std::string& what, const Bytes& frame, uint32_t ifindex, uint16_t ruleset_id,
                        bool reply) {
-        if (env_->datapath().xdp_handoff_in_meta()) {
+        if (env_->datapath().xdp_handoff_in_meta() && hook() == Hook::xdp) {
             expect_fixture({what, frame, ifindex, XDP_PASS, punted(frame, ruleset_id, reply)});
             return;
         }

@@ -106,7 +106,7 @@ void SessionTableSizeTest::fill_then_new_flow(bool v6) {
                     syn(out_fwd(v6), kEstablishedPort)});
     expect_fixture({"SYN-ACK", synack(in(v6)), wan_if(), XDP_REDIRECT, synack(in_fwd(v6))});
 
-    XdpRunner runner(env_->prog_fd(SLUICE_PROG_XDP_MAIN));
+    const XdpRunner runner = this->runner();
     for (uint32_t i = 1; i < kSessions; ++i) {
         auto r = runner.run(syn(out(v6), static_cast<uint16_t>(kFillFirstPort + i)), lan_if());
         ASSERT_TRUE(r.ok()) << r.error().message;

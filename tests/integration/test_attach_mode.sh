@@ -70,4 +70,42 @@ it_check "show zones names the mode and the reason" \
     sh -c "'$SLUICE' --netns '$P-fw' show zones | grep -q 'lan0: tc (auto: on veth'"
 it_check "traffic still flows lan → wan (IPv4)" ping_ok lan "$WAN4"
 it_check "traffic still flows lan → wan (IPv6)" ping_ok lan "$WAN6"
+
+# Native XDP and the hand-off to TC: a config without inspect policies or a
+# SYN proxy runs native XDP where it is asked for; adding an inspect policy
+# by reload is refused on a kernel that refuses bpf_xdp_adjust_meta to XDP
+# (the record would have nowhere to go), accepted elsewhere.
+it_log "native XDP, then a reload that adds an inspect policy"
+sluice_fw down >/dev/null 2>&1
+it_forget_pid "$SLUICE_PID"
+cat >"$IT_TMP/native.yaml" <<'YAML'
+interfaces:
+  lan0: { zone: trust, xdp-mode: native }
+  wan0: { zone: untrust, xdp-mode: generic }
+zones:
+  trust: {}
+  untrust: {}
+policies:
+  - { name: lan-out, from: trust, to: untrust, action: permit }
+default-action: deny
+YAML
+sed 's/action: permit }/action: { inspect: web } }\ninspect: { rulesets: { web: { patterns: [ { name: p, regex: "x", action: reject } ] } } }/' \
+    "$IT_TMP/native.yaml" >"$IT_TMP/native-inspect.yaml"
+sluice_fw check -c "$IT_TMP/native-inspect.yaml" >"$IT_TMP/check-inspect.txt" || it_fail "check of the inspect config" "$(cat "$IT_TMP/check-inspect.txt")"
+no_meta=0
+grep -q "bpf_xdp_adjust_meta" "$IT_TMP/check-inspect.txt" && no_meta=1
+it_log "this kernel $([ $no_meta = 1 ] && echo refuses || echo allows) bpf_xdp_adjust_meta to XDP programs"
+cp "$IT_TMP/native.yaml" "$IT_TMP/live.yaml"
+it_sluice_start "$IT_TMP/live.yaml"
+it_expect_eq "lan0 (xdp-mode native, no inspect policy) runs native XDP" native "$(xdp_mode_of lan0)"
+cp "$IT_TMP/native-inspect.yaml" "$IT_TMP/live.yaml"
+if [ $no_meta = 1 ]; then
+    it_check "the reload that adds an inspect policy is refused" sh -c "! '$SLUICE' --netns '$P-fw' reload >'$IT_TMP/reload.out' 2>&1"
+    it_check "... naming the interface, the kernel's refusal and the fix" \
+        grep -q "lan0 run(s) native XDP: give them xdp-mode: tc" "$IT_TMP/reload.out"
+    it_check "... and the running config stays (no inspect policy)" \
+        sh -c "'$SLUICE' --netns '$P-fw' show policies | grep -q 'lan-out.*permit'"
+else
+    it_check "the reload that adds an inspect policy is accepted" sluice_fw reload
+fi
 it_finish

@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
+#include <linux/pkt_cls.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -9,6 +10,10 @@
 #include <sstream>
 
 #include "checksum_verify.h"
+
+extern "C" {
+#include "tc_marks.h"
+}
 
 namespace sluice::test {
 
@@ -23,6 +28,58 @@ std::string xdp_verdict_name(int verdict) {
     }
 }
 
+const char* hook_name(Hook hook) { return hook == Hook::tc ? "tc" : "xdp"; }
+
+bool XdpRunner::same_verdict(int verdict, int expected) const {
+    if (verdict == expected) return true;
+    if (hook_ != Hook::tc) return false;
+    return expected == XDP_ABORTED && verdict == XDP_DROP;
+}
+
+Result<XdpRunResult> XdpRunner::run_tc(const Bytes& input, uint32_t ingress_ifindex, int repeat) const {
+    Bytes data = input;
+    Bytes out(data.size() + 4096);
+    // The skb arrives on ingress_ifindex (the kernel builds it on that
+    // device and runs the program at its MAC header, as at TC ingress).
+    struct __sk_buff ctx;
+    std::memset(&ctx, 0, sizeof ctx);
+    ctx.ifindex = ingress_ifindex;
+    ctx.ingress_ifindex = ingress_ifindex;
+
+    LIBBPF_OPTS(bpf_test_run_opts, opts);
+    opts.data_in = data.data();
+    opts.data_size_in = static_cast<__u32>(data.size());
+    opts.data_out = out.data();
+    opts.data_size_out = static_cast<__u32>(out.size());
+    struct __sk_buff ctx_out;
+    std::memset(&ctx_out, 0, sizeof ctx_out);
+    opts.ctx_in = &ctx;
+    opts.ctx_size_in = sizeof ctx;
+    opts.ctx_out = &ctx_out;
+    opts.ctx_size_out = sizeof ctx_out;
+    opts.repeat = repeat;
+    if (bpf_prog_test_run_opts(prog_fd_, &opts) != 0) {
+        int err = errno;
+        return make_error("BPF_PROG_TEST_RUN (tc) on prog fd " + std::to_string(prog_fd_) + " (ifindex " +
+                          std::to_string(ingress_ifindex) + ", " + std::to_string(input.size()) +
+                          " bytes): " + std::strerror(err));
+    }
+    XdpRunResult r;
+    r.raw_retval = static_cast<int>(opts.retval);
+    switch (r.raw_retval) {
+        case TC_ACT_OK:
+        case TC_ACT_UNSPEC: r.retval = XDP_PASS; break;
+        case TC_ACT_SHOT: r.retval = XDP_DROP; break;
+        // The pipeline marks a redirect back out of the ingress port.
+        case TC_ACT_REDIRECT: r.retval = ctx_out.mark == SLUICE_TC_TX_MARK ? XDP_TX : XDP_REDIRECT; break;
+        default: r.retval = 100 + r.raw_retval; break;  // no XDP verdict means it
+    }
+    r.duration_ns = opts.duration;
+    out.resize(std::min<size_t>(opts.data_size_out, out.size()));
+    r.output = std::move(out);
+    return r;
+}
+
 Result<XdpRunResult> XdpRunner::run(const Bytes& input, uint32_t ingress_ifindex, int repeat) const {
     if (input.size() < kMinTestFrame) {
         // BPF_PROG_TEST_RUN refuses XDP frames shorter than ETH_HLEN, even
@@ -30,6 +87,7 @@ Result<XdpRunResult> XdpRunner::run(const Bytes& input, uint32_t ingress_ifindex
         return make_error("BPF_PROG_TEST_RUN cannot run a " + std::to_string(input.size()) +
                           "-byte frame (the kernel needs at least 14)");
     }
+    if (hook_ == Hook::tc) return run_tc(input, ingress_ifindex, repeat);
     Bytes data = input;
     Bytes out(data.size() + 4096);
     struct xdp_md ctx;
@@ -56,6 +114,7 @@ Result<XdpRunResult> XdpRunner::run(const Bytes& input, uint32_t ingress_ifindex
     }
     XdpRunResult r;
     r.retval = static_cast<int>(opts.retval);
+    r.raw_retval = r.retval;
     r.duration_ns = opts.duration;
     out.resize(std::min<size_t>(opts.data_size_out, out.size()));
     r.output = std::move(out);
@@ -132,9 +191,10 @@ std::string hex_diff(const Bytes& expected, const Bytes& actual) {
     if (!r) return ::testing::AssertionFailure() << fixture.description << ": " << r.error().message;
     if (result) *result = r.value();
     const XdpRunResult& run = r.value();
-    if (run.retval != fixture.expected_verdict) {
+    if (!runner.same_verdict(run.retval, fixture.expected_verdict)) {
         return ::testing::AssertionFailure()
-               << fixture.description << ": verdict " << xdp_verdict_name(run.retval) << ", expected "
+               << fixture.description << " (" << hook_name(runner.hook()) << "): verdict "
+               << xdp_verdict_name(run.retval) << ", expected "
                << xdp_verdict_name(fixture.expected_verdict) << "\ninput:  " << summarize_frame(fixture.input)
                << "\noutput: " << summarize_frame(run.output);
     }

@@ -7,6 +7,7 @@
 
 #include <net/if.h>
 
+#include "config/handoff_features.h"
 #include "config/session_table_size.h"
 #include "loader/attach.h"
 #include "pipeline/prepare.h"
@@ -92,7 +93,7 @@ struct AttachPlan {
 
 std::vector<AttachPlan> attach_plan(const Config& c) {
     std::vector<AttachPlan> plan;
-    const bool native_handoff = kernel_allows_xdp_meta();
+    const bool native_handoff = kernel_allows_xdp_meta() || config::first_handoff_user(c).empty();
     for (const auto& itf : c.interfaces) {
         const std::string device = itf.name.substr(0, itf.name.find('.'));
         bool seen = false;

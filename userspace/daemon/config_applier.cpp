@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "config/handoff_features.h"
 #include "daemon/daemon_log.h"
 #include "daemon/session_size_change.h"
 #include "ha/config_hash.h"
@@ -35,6 +36,19 @@ Status ConfigApplier::apply(bool initial) {
         return make_error(config_path_ + ": the ha: section differs from the one this node started with; a reload "
                           "cannot change it (restart the node: `sluice down`, then `sluice run`); the running config "
                           "stays");
+    // Native XDP hands inspected and SYN-proxied packets to TC in the
+    // metadata area; on a kernel that refuses it to XDP a config using them
+    // cannot run where native XDP is attached (a restart moves the device).
+    const std::string handoff_user = config::first_handoff_user(loaded.parsed);
+    if (!handoff_user.empty() && !dp_.xdp_handoff_in_meta()) {
+        std::string natives;
+        for (const auto& d : attachments_.native_devices()) natives += (natives.empty() ? "" : ", ") + d;
+        if (!natives.empty())
+            return make_error(config_path_ + ": " + handoff_user + " hands packets from the pipeline to TC, which " +
+                              "native XDP does in the metadata area, and this kernel refuses bpf_xdp_adjust_meta " +
+                              "to XDP programs; " + natives + " run(s) native XDP: give them xdp-mode: tc (or " +
+                              "generic) and restart sluice; the running config stays");
+    }
     const CompiledConfig& compiled = loaded.compiled;
     auto resolved = Datapath::resolve(compiled);
     if (!resolved) return resolved.error();
@@ -43,7 +57,7 @@ Status ConfigApplier::apply(bool initial) {
     std::set<std::string> wanted;
     for (const auto& itf : resolved.value()) {
         wanted.insert(InterfaceAttachments::device_of(itf.name));
-        if (auto s = attachments_.attach(itf); !s) {
+        if (auto s = attachments_.attach(itf, !handoff_user.empty()); !s) {
             if (initial) return s;
             warnings_.push_back(s.error().message);
             daemon_log("reload: " + s.error().message);

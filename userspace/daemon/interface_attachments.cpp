@@ -38,18 +38,26 @@ Result<AttachResult> InterfaceAttachments::attach_pipeline(const std::string& de
     return r;
 }
 
-Status InterfaceAttachments::attach(const ResolvedInterface& itf) {
+std::vector<std::string> InterfaceAttachments::native_devices() const {
+    std::vector<std::string> out;
+    for (const auto& [name, a] : attached_)
+        if (a.mode == XdpMode::Native) out.push_back(name);
+    return out;
+}
+
+Status InterfaceAttachments::attach(const ResolvedInterface& itf, bool handoff_used) {
     const std::string device = device_of(itf.name);
     if (itf.vlan_id != 0 || attached_.count(device)) {
         if (!attached_.count(device)) {
             ResolvedInterface parent = itf;
             parent.name = device;
             parent.vlan_id = 0;
-            if (auto s = attach(parent); !s) return s;
+            if (auto s = attach(parent, handoff_used); !s) return s;
         }
         return {};
     }
-    const ModeChoice choice = choose_xdp_mode(itf.xdp_mode, interface_driver(device), dp_.xdp_handoff_in_meta());
+    const ModeChoice choice =
+        choose_xdp_mode(itf.xdp_mode, interface_driver(device), dp_.xdp_handoff_in_meta() || !handoff_used);
     // The two TC programs before the pipeline: the TC pipeline hands
     // punted packets on to tc_punt_prog, which must be there first.
     Status tc = attach_tc(device, itf.ifindex, dp_.prog_fd(SLUICE_PROG_TC_EGRESS), TcHook::Egress);

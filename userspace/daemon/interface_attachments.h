@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "loader/attach.h"
@@ -28,7 +29,12 @@ public:
 
     // Attaches the interface's device (its parent for a VLAN) unless it is
     // attached already. On error nothing of this device stays attached.
-    Status attach(const ResolvedInterface& itf);
+    // handoff_used: the config hands packets to tc_punt_prog (inspect, the
+    // SYN proxy), which native XDP can do only where the kernel lets XDP
+    // use the metadata area (Datapath::xdp_handoff_in_meta).
+    Status attach(const ResolvedInterface& itf, bool handoff_used = true);
+    // Devices attached in native XDP mode.
+    std::vector<std::string> native_devices() const;
     // Detaches every device not in `keep`.
     void detach_except(const std::set<std::string>& keep);
     void detach_all();

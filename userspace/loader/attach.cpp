@@ -113,7 +113,7 @@ bool kernel_allows_xdp_meta() {
 ModeChoice choose_xdp_mode(const std::string& requested, const std::string& driver, bool native_handoff) {
     const std::string what = driver.empty() ? "a device without a driver name" : driver;
     const std::string no_meta = "this kernel refuses bpf_xdp_adjust_meta to XDP programs, which native XDP needs "
-                                "to hand packets to TC";
+                                "to hand inspected and SYN-proxied packets to TC";
     if (requested == "native") {
         if (!native_handoff)
             return {XdpMode::Generic, "xdp-mode: native", "native XDP is not used: " + no_meta + "; using generic XDP"};

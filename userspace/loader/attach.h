@@ -36,8 +36,9 @@ struct ModeChoice {
 // veth native XDP turns GSO/GRO off, and generic XDP must linearize a GRO
 // aggregate and cannot redirect it, while at TC ingress it is forwarded
 // whole. `native`, `generic`, `tc`: forced. Without native_handoff (the
-// kernel refuses bpf_xdp_adjust_meta: Datapath::xdp_handoff_in_meta) native
-// XDP is never used: `auto` takes TC, `native` generic with a warning.
+// kernel refuses bpf_xdp_adjust_meta, Datapath::xdp_handoff_in_meta, and the
+// config inspects or SYN-proxies: config/handoff_features.h) native XDP is
+// not used: `auto` takes TC, `native` generic with a warning.
 ModeChoice choose_xdp_mode(const std::string& requested, const std::string& driver, bool native_handoff = true);
 
 // Attaches prog_fd as the interface's XDP program. If the interface already
