@@ -51,6 +51,15 @@ static __always_inline __be16 dst_port_of(const struct packet_ctx *pc)
 	return pc->family == SLUICE_FAMILY_IPV4 ? pc->key.v4.dst_port : pc->key.v6.dst_port;
 }
 
+/* What the cached result says of its egress port (enum session_fib_flags),
+ * taken once with the result: in tx_ports, and a veth with a remote peer. */
+static __always_inline __u16 fib_port_flags(__u32 ifindex)
+{
+	if (!bpf_map_lookup_elem(&tx_ports, &ifindex))
+		return 0;
+	return SESSION_FIB_XMIT | (bpf_map_lookup_elem(&peer_ports, &ifindex) ? SESSION_FIB_PEER : 0);
+}
+
 /* Runs bpf_fib_lookup for pc's tuple (translated destination) arriving on
  * ingress_ifindex, for packets of tot_len bytes (the MTU check). On SUCCESS
  * fills pc->fib and sets fib_valid. On NO_NEIGH the egress ifindex is still
@@ -85,7 +94,7 @@ static __always_inline int fib_resolve(void *ctx, struct packet_ctx *pc, __u32 i
 			__builtin_memcpy(pc->fib.dst_mac, p.dmac, 6);
 			__builtin_memcpy(pc->fib.src_mac, p.smac, 6);
 			pc->fib.mtu = p.mtu_result;
-			pc->fib.flags = bpf_map_lookup_elem(&tx_ports, &p.ifindex) ? SESSION_FIB_XMIT : 0;
+			pc->fib.flags = fib_port_flags(p.ifindex);
 			pc->fib_valid = 1;
 		}
 	}

@@ -107,7 +107,7 @@ static __always_inline int forward_packet(hook_ctx *ctx, struct packet_ctx *pc)
 		ip6->hop_limit--;
 	}
 	count(STAT_FORWARD);
-	return hook_redirect(ctx, ifindex);
+	return hook_redirect(ctx, ifindex, pc->fib.flags);
 internal:
 	count(STAT_DROP_INTERNAL);
 	return HOOK_DROP;

@@ -143,9 +143,14 @@ static __always_inline int hook_tx(hook_ctx *ctx)
 	return bpf_redirect(ctx->ifindex, 0);
 }
 
-/* Out of `ifindex` (a port in tx_ports: the caller checked). */
-static __always_inline int hook_redirect(hook_ctx *ctx, __u32 ifindex)
+/* Out of `ifindex` (a port in tx_ports: the caller checked). A veth whose
+ * peer is in another namespace (SESSION_FIB_PEER) gets the packet in its
+ * peer's receive path at once, as its transmit would after a trip through
+ * the backlog: no egress hook on the way, so no mark. */
+static __always_inline int hook_redirect(hook_ctx *ctx, __u32 ifindex, __u16 fib_flags)
 {
+	if (fib_flags & SESSION_FIB_PEER)
+		return bpf_redirect_peer(ifindex, 0);
 	ctx->mark = SLUICE_TC_REDIRECT_MARK;
 	return bpf_redirect(ifindex, 0);
 }
@@ -231,7 +236,7 @@ static __always_inline int hook_tx(hook_ctx *ctx)
 	return XDP_TX;
 }
 
-static __always_inline int hook_redirect(hook_ctx *ctx, __u32 ifindex)
+static __always_inline int hook_redirect(hook_ctx *ctx, __u32 ifindex, __u16 fib_flags)
 {
 	return bpf_redirect_map(&tx_ports, ifindex, 0);
 }

@@ -52,6 +52,16 @@ struct {
 	__type(value, struct bpf_devmap_val);
 } tx_ports SEC(".maps");
 
+/* The tx_ports that are veth devices with their peer in another network
+ * namespace (loader/peer_ports.h): the TC pipeline hands a packet for one
+ * straight to the peer's receive path. Refilled with tx_ports; not pinned. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SLUICE_MAX_INTERFACES);
+	__type(key, __u32);
+	__type(value, __u32);
+} peer_ports SEC(".maps");
+
 /* Classifier (maps/policy.h): (scope, generation) → scope class per group. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

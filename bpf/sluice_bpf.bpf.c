@@ -61,7 +61,7 @@ int tc_egress_prog(struct __sk_buff *skb)
 		__u32 out = skb->ifindex;
 
 		s->fib.mtu = mtu;
-		s->fib.flags = bpf_map_lookup_elem(&tx_ports, &out) ? SESSION_FIB_XMIT : 0;
+		s->fib.flags = fib_port_flags(out);
 		s->fib.generation = cfg->fib_generation;
 	}
 	/* A packet XDP handed over untranslated (maps/nat.h, xdp_nat_prog). */

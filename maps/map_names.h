@@ -12,6 +12,7 @@
 #define SLUICE_MAP_SESSIONS_V6 "sessions_v6"
 #define SLUICE_MAP_ZONES "zones"
 #define SLUICE_MAP_TX_PORTS "tx_ports"
+#define SLUICE_MAP_PEER_PORTS "peer_ports"
 #define SLUICE_MAP_POL_SCOPES "pol_scopes"
 #define SLUICE_MAP_POL_SRC_V4 "pol_src_v4"
 #define SLUICE_MAP_POL_DST_V4 "pol_dst_v4"

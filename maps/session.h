@@ -52,6 +52,10 @@ enum session_fib_flags {
 	 * path redirects without looking it up again. The loader bumps the FIB
 	 * generation after it removes a port, so no cached result outlives it. */
 	SESSION_FIB_XMIT = 1 << 0,
+	/* ifindex is in peer_ports (a veth with its peer in another network
+	 * namespace): the TC pipeline hands the packet to the peer
+	 * (bpf_redirect_peer); XDP ignores it. */
+	SESSION_FIB_PEER = 1 << 1,
 };
 
 /* A TCP connection the inspection stage handed back to the fast path after

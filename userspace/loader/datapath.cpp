@@ -12,6 +12,7 @@
 #include "loader/attach.h"
 #include "loader/instance_paths.h"
 #include "loader/map_io.h"
+#include "loader/peer_ports.h"
 #include "loader/host_inbound_tables.h"
 #include "loader/nat_tables.h"
 #include "loader/pin_abi.h"
@@ -252,6 +253,9 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
     }
     if (auto s = write_entries(map_fd("zones"), "zones", bindings); !s) return s;
     if (auto s = write_devmap(map_fd("tx_ports"), ports); !s) return s;
+    auto peers = veth_ports_with_remote_peer(ports);
+    if (!peers) return peers.error();
+    if (auto s = write_peer_ports(map_fd(SLUICE_MAP_PEER_PORTS), peers.value()); !s) return s;
 
     // 3. The flip: one write of runtime_cfg makes everything above active.
     cfg.policy_generation = gen;
