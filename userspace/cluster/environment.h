@@ -38,7 +38,7 @@ struct Baseline {
     GbpsRange ipv4;
     GbpsRange ipv6;
     std::string nic;       // "mlx5 ConnectX-5 25G", "veth"
-    std::string xdp_mode;  // "native", "generic"
+    std::string xdp_mode;  // "native", "generic", "tc"
     std::string notes;     // how it was measured
 };
 
