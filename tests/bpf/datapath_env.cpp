@@ -63,7 +63,7 @@ struct DatapathEnv::Impl {
     std::unique_ptr<Datapath> datapath;
 };
 
-Result<std::unique_ptr<DatapathEnv>> DatapathEnv::create(const std::string& yaml) {
+Result<std::unique_ptr<DatapathEnv>> DatapathEnv::create(const std::string& yaml, bool cap_state_maps) {
     std::unique_ptr<DatapathEnv> env(new DatapathEnv());
     auto ns = NetnsFixture::create();
     if (!ns) return make_error("namespace: " + ns.error().message);
@@ -75,9 +75,17 @@ Result<std::unique_ptr<DatapathEnv>> DatapathEnv::create(const std::string& yaml
 
     DatapathOptions options;  // empty pin directory: nothing pinned
     // The session maps are sized as `sluice run` sizes them, from the
-    // config's limits.sessions (a config that does not parse fails in apply).
-    if (auto parsed = config::parse_config(yaml, "bpf-test.yaml"); parsed.ok())
+    // config's limits.sessions (a config that does not parse fails in apply),
+    // except that a config without a size gets kTestSessions instead of the
+    // default: the kernel fills a preallocated map when it creates it, and
+    // the tests create hundreds of datapaths. The other state maps get
+    // as many entries as the session maps, unless `cap_state_maps` is false.
+    // What tests the default sizes opens a Datapath of its own.
+    options.sessions = kTestSessions;
+    if (auto parsed = config::parse_config(yaml, "bpf-test.yaml");
+        parsed.ok() && parsed.config->limits.sessions != config::kDefaultSessions)
         options.sessions = parsed.config->limits.sessions;
+    if (cap_state_maps) options.state_map_cap = config::session_map_entries(options.sessions);
     auto datapath = Datapath::open(options);
     if (!datapath) return make_error("Datapath::open: " + datapath.error().message);
     env->impl_ = std::make_unique<Impl>();
@@ -144,7 +152,7 @@ XdpRunner DatapathTest::runner() const {
 
 void DatapathTest::SetUp() {
     SLUICE_SKIP_WITHOUT_BPF();
-    auto env = DatapathEnv::create(config_yaml());
+    auto env = DatapathEnv::create(config_yaml(), cap_state_maps());
     ASSERT_TRUE(env.ok()) << env.error().message;
     env_ = std::move(env.value());
     ASSERT_GE(env_->prog_fd(SLUICE_PROG_XDP_MAIN), 0) << "no " SLUICE_PROG_XDP_MAIN " fd";

@@ -32,11 +32,15 @@ namespace sluice::test {
 
 // The policy every BPF test runs against (addresses: benchmarking ranges only).
 extern const char* const kTestConfigYaml;
+// The session table of a DatapathEnv whose config does not size it (flows per
+// family); its other state maps are capped at the session maps' entries.
+inline constexpr uint32_t kTestSessions = 4096;
 
 class DatapathEnv {
 public:
     // Creates the namespace (with lan0.100), loads and applies `yaml`.
-    static Result<std::unique_ptr<DatapathEnv>> create(const std::string& yaml);
+    // `cap_state_maps`: see DatapathTest::cap_state_maps.
+    static Result<std::unique_ptr<DatapathEnv>> create(const std::string& yaml, bool cap_state_maps = true);
     ~DatapathEnv();
 
     // Parses, compiles (for the inactive generation, with `grouping`) and
@@ -69,6 +73,10 @@ protected:
     // The config the datapath is set up with; kTestConfigYaml unless a
     // fixture needs other policies (e.g. the NAT tests).
     virtual std::string config_yaml() const { return kTestConfigYaml; }
+    // Whether the preallocated state maps and the classifier tables are
+    // capped at the session maps' size (DatapathOptions::state_map_cap):
+    // a fixture that fills a table the config does not size says false.
+    virtual bool cap_state_maps() const { return true; }
 
     // Addresses and MACs of the topology.
     static const Ipv4Addr kLanHost4, kWanHost4, kWanRouter4, kLanFw4;

@@ -9,7 +9,11 @@
 namespace sluice::test {
 namespace {
 
-class NatPortAllocationTest : public NatTest {};
+class NatPortAllocationTest : public NatTest {
+protected:
+    // Ten thousand flows: sessions and port reservations for all of them.
+    std::string config_yaml() const override { return NatTest::config_yaml() + "limits: { sessions: 16384 }\n"; }
+};
 
 // 10,000 UDP flows from one LAN host to one WAN server, differing in the
 // source port only, translated to wan0's address (ports 1024-65535).

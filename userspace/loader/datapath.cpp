@@ -51,6 +51,7 @@ Result<std::unique_ptr<Datapath>> Datapath::open(const DatapathOptions& options)
     dp->skel_->rodata->xdp_handoff_in_meta = dp->xdp_handoff_in_meta_ ? 1 : 0;
     // Before load: libbpf creates (or reuses the pins of) the maps at load.
     if (auto s = size_session_maps(dp->skel_->obj, options.sessions, options.pin_dir, options.sessions_origin); !s) return s.error();
+    if (auto s = cap_state_maps(dp->skel_->obj, options.state_map_cap, options.pin_dir); !s) return s.error();
     int err = sluice_bpf::load(dp->skel_.get());
     if (err != 0) {
         std::string hint = options.pin_dir.empty()

@@ -27,6 +27,12 @@ struct DatapathOptions {
     // Where that size came from, for the error about a pinned table of
     // another size ("fw.yaml:21:3 limits.sessions").
     std::string sessions_origin = "limits.sessions";
+    // Largest max_entries of the other preallocated state maps (NAT port
+    // reservations, per-address limits, fragments, host flows); 0 keeps the
+    // sizes the BPF object declares. The kernel fills a preallocated map at
+    // creation, which is most of what opening a datapath costs: the BPF tests
+    // open hundreds and set this. sluice never does.
+    uint32_t state_map_cap = 0;
 };
 
 // An interface as the kernel knows it, resolved from a CompiledInterface.

@@ -66,6 +66,28 @@ Status size_session_maps(bpf_object* obj, uint32_t sessions, const std::string& 
     return {};
 }
 
+Status cap_state_maps(bpf_object* obj, uint32_t cap, const std::string& pin_dir) {
+    if (cap == 0 || !pin_dir.empty()) return {};
+    bpf_map* map;
+    bpf_object__for_each_map(map, obj) {
+        const std::string name = bpf_map__name(map);
+        if (name == SLUICE_MAP_SESSIONS_V4 || name == SLUICE_MAP_SESSIONS_V6) continue;
+        switch (bpf_map__type(map)) {
+            case BPF_MAP_TYPE_HASH:
+            case BPF_MAP_TYPE_PERCPU_HASH:
+            case BPF_MAP_TYPE_LRU_HASH:
+            case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+                break;
+            default:
+                continue;
+        }
+        if (bpf_map__max_entries(map) <= cap) continue;
+        if (int err = bpf_map__set_max_entries(map, cap); err != 0)
+            return make_error("cannot size map " + name + ": " + std::strerror(-err));
+    }
+    return {};
+}
+
 Result<uint32_t> pinned_session_capacity(const std::string& pin_dir) {
     auto entries = pinned_max_entries(pin_dir + "/" SLUICE_MAP_SESSIONS_V4);
     if (!entries) return entries.error();
