@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "config/address_range.h"
+#include "config/address_match.h"
 #include "config/diagnostics.h"
+#include "config/egress_config.h"
 #include "config/ha_config.h"
 #include "config/host_services.h"
 #include "config/prefix.h"
@@ -20,13 +22,6 @@
 #include "config/values.h"
 
 namespace sluice::config {
-
-// A name used somewhere, with where it was written (for reference errors).
-struct NameRef {
-    std::string name;
-    Location location;
-    std::string path = {};      // where it was written, for list items (may be empty)
-};
 
 struct Interface {
     std::string name;           // "lan0" or "wan0.100"
@@ -91,20 +86,6 @@ struct Application {
     uint8_t protocol = 0;
     // Empty = every port of the protocol (for icmp/icmpv6: echo, see docs/config.md).
     std::vector<PortRange> destination_ports;
-};
-
-// One element of a source/destination list: a literal prefix or an address-book name.
-struct AddressItem {
-    std::string text;
-    Location location;
-    std::optional<Prefix> prefix;  // set when the item is a literal prefix
-    std::string path = {};         // e.g. "policies[0].source[1]"
-};
-
-// `any` (or an omitted field) = matches every address of both families.
-struct AddressMatch {
-    bool any = true;
-    std::vector<AddressItem> items;
 };
 
 enum class PolicyAction { permit, deny, reject, inspect };
@@ -237,6 +218,7 @@ struct Config {
     Nat nat;
     std::vector<Ruleset> rulesets;
     Ha ha;
+    Egress egress;
     // Ruleset ids the running daemon keeps stable across reloads (sessions
     // carry them); empty: ids follow file order (check, tests).
     std::map<std::string, uint16_t> ruleset_ids;

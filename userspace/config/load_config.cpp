@@ -24,6 +24,7 @@ const std::vector<std::pair<std::string, SectionParser>>& sections() {
         {"filters", parse_filters},           {"timeouts", parse_timeouts},
         {"nat", parse_nat},                   {"inspect", parse_inspect},
         {"limits", parse_limits},             {"ha", parse_ha},
+        {"egress", parse_egress},
     };
     return list;
 }

@@ -22,6 +22,7 @@ void parse_nat(YamlReader& reader, const YAML::Node& node, Config& config);
 void parse_inspect(YamlReader& reader, const YAML::Node& node, Config& config);
 void parse_limits(YamlReader& reader, const YAML::Node& node, Config& config);
 void parse_ha(YamlReader& reader, const YAML::Node& node, Config& config);
+void parse_egress(YamlReader& reader, const YAML::Node& node, Config& config);
 
 // Cross-section checks: every zone, address-book, application, filter, pool and
 // ruleset name used must exist; limits of the classifier maps.

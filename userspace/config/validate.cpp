@@ -86,6 +86,10 @@ public:
         }
         for (size_t i = 0; i < config_.nat.destination.size(); ++i)
             zone(config_.nat.destination[i].from, field_path(index_path("nat.destination", i), "from"));
+        for (const EgressScope& scope : config_.egress.scopes) {
+            zone(scope.from, field_path(field_path("egress.scopes", scope.name), "from"));
+            addresses(scope.source);
+        }
     }
 
 private:
