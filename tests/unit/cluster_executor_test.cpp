@@ -159,7 +159,10 @@ TEST(ClusterProcess, SpawnDetachedAndStopByPid) {
     ASSERT_TRUE(pid) << pid.error().message;
     EXPECT_TRUE(pid_running(*pid));
     EXPECT_NE(getpgid(*pid), getpgid(0));  // its own session, not ours
-    for (int i = 0; i < 100 && fs::file_size(log) == 0; ++i) std::this_thread::sleep_for(20ms);
+    // Wait for the child's first line before stopping it: a loaded 2-CPU
+    // machine has taken over 2 s to start a shell (the bound only keeps a
+    // broken spawn from hanging the suite).
+    for (int i = 0; i < 1500 && fs::file_size(log) == 0; ++i) std::this_thread::sleep_for(20ms);
     EXPECT_TRUE(stop_local_pid(*pid, 5s));
     EXPECT_FALSE(pid_running(*pid));
     std::ifstream in(log);
