@@ -127,11 +127,9 @@ Result<std::string> Lab::write_file(const std::string& name, const std::string& 
     return path;
 }
 
-std::string lab_zones_config() {
-    return R"(interfaces:
-  lan0: { zone: trust }
-  wan0: { zone: untrust }
-zones:
+std::string lab_zones_config(const std::string& xdp_mode) {
+    const std::string mode = xdp_mode.empty() ? "" : ", xdp-mode: " + xdp_mode;
+    return "interfaces:\n  lan0: { zone: trust" + mode + " }\n  wan0: { zone: untrust" + mode + " }\n" + R"(zones:
   trust: {}
   untrust: {}
 address-book:

@@ -66,8 +66,9 @@ private:
 
 // The start of a config for the single-firewall lab: lan0 in zone trust,
 // wan0 in untrust, and the LAN host's networks as address-book entry
-// lan-net. A benchmark appends its applications and policies.
-std::string lab_zones_config();
+// lan-net. A benchmark appends its applications and policies. With
+// xdp_mode ("native", "tc", ...), both interfaces get that xdp-mode.
+std::string lab_zones_config(const std::string& xdp_mode = "");
 
 // The whole text of a file ("" when it cannot be read).
 std::string read_text(const std::string& path);

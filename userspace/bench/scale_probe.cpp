@@ -4,47 +4,20 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <functional>
 #include <future>
 #include <thread>
 #include <vector>
+
+#include "bench/netns_thread.h"
 
 namespace sluice::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// setns(CLONE_NEWNET) changes the namespace of the calling thread only: a
-// thread of its own enters the namespace, runs `fn` and ends. Sockets made
-// there stay in that namespace.
-Status enter_netns(const std::string& netns) {
-    const std::string path = "/run/netns/" + netns;
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno_error("network namespace " + path, errno);
-    int rc = setns(fd, CLONE_NEWNET);
-    int err = errno;
-    close(fd);
-    if (rc != 0) return errno_error("cannot enter network namespace " + netns, err);
-    return {};
-}
-
-Status in_netns(const std::string& netns, const std::function<Status()>& fn) {
-    Status result;
-    std::thread t([&] {
-        if (auto s = enter_netns(netns); !s) {
-            result = s;
-            return;
-        }
-        result = fn();
-    });
-    t.join();
-    return result;
-}
 
 Result<sockaddr_in> ipv4(const std::string& address, int port) {
     sockaddr_in a{};

@@ -4,12 +4,10 @@
 #include <cmath>
 #include <sstream>
 
+#include "bench/name_list.h"
+
 namespace sluice::bench {
 namespace {
-
-double round1(double v) {
-    return std::round(v * 10) / 10;
-}
 
 // The first element of `ip -j ...` output, an object.
 Result<nlohmann::json> first_link(const std::string& ip_json) {
@@ -36,49 +34,7 @@ bool is_nft_system(const std::string& system) {
 }
 
 Result<std::vector<std::string>> parse_systems(const std::string& text) {
-    std::string spaced = text;
-    std::replace(spaced.begin(), spaced.end(), ',', ' ');
-    std::istringstream words(spaced);
-    std::vector<std::string> out;
-    const auto& known = synflood_systems();
-    for (std::string w; words >> w;) {
-        if (std::find(known.begin(), known.end(), w) == known.end()) {
-            std::string list;
-            for (const auto& k : known) list += (list.empty() ? "" : " ") + k;
-            return make_error("unknown system '" + w + "' (systems: " + list + ")");
-        }
-        out.push_back(w);
-    }
-    if (out.empty()) return make_error("no system to measure (systems: none sluice ...)");
-    return out;
-}
-
-Result<CpuSample> parse_cpu_sample(const std::string& proc_stat) {
-    std::istringstream in(proc_stat);
-    for (std::string line; std::getline(in, line);) {
-        if (line.rfind("cpu ", 0) != 0) continue;
-        std::istringstream fields(line.substr(4));
-        uint64_t v[8];
-        for (auto& x : v)
-            if (!(fields >> x)) return make_error("the cpu line of /proc/stat has fewer than 8 numbers: " + line);
-        CpuSample s;
-        for (auto x : v) s.total += x;  // user nice system idle iowait irq softirq steal
-        s.idle = v[3] + v[4];
-        s.softirq = v[6];
-        return s;
-    }
-    return make_error("/proc/stat has no \"cpu \" line");
-}
-
-CpuShare cpu_share(const CpuSample& a, const CpuSample& b) {
-    CpuShare s;
-    if (b.total <= a.total) return s;
-    const double total = static_cast<double>(b.total - a.total);
-    const double idle = b.idle >= a.idle ? static_cast<double>(b.idle - a.idle) : 0;
-    const double soft = b.softirq >= a.softirq ? static_cast<double>(b.softirq - a.softirq) : 0;
-    s.busy_percent = round1(100 * (1 - idle / total));
-    s.softirq_percent = round1(100 * soft / total);
-    return s;
+    return parse_name_list(text, synflood_systems(), "system");
 }
 
 Result<uint64_t> rx_packets_of(const std::string& ip_json) {

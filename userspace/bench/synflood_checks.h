@@ -1,6 +1,6 @@
 // The arithmetic and the in-path checks of `sluice bench synflood`, apart
 // from the lab so they can be tested on synthetic inputs: which systems
-// exist, the CPU shares from /proc/stat, the packet rates from `ip -j -s
+// exist, the CPU shares (proc_stat.h), the packet rates from `ip -j -s
 // link`, the session table from `sluice show sessions --json`, and the
 // checks that fail a run whose system was not in the path.
 #pragma once
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/proc_stat.h"
 #include "common/result.h"
 
 namespace sluice::bench {
@@ -21,18 +22,6 @@ bool is_nft_system(const std::string& system);
 // "none sluice" or "none,sluice" -> the names, each checked against
 // synflood_systems(); an Error names an unknown one. Empty is an Error too.
 Result<std::vector<std::string>> parse_systems(const std::string& text);
-
-// The "cpu " line of /proc/stat: total = user..steal, idle = idle + iowait.
-struct CpuSample {
-    uint64_t total = 0, idle = 0, softirq = 0;
-};
-Result<CpuSample> parse_cpu_sample(const std::string& proc_stat);
-// The whole machine's busy and softirq shares between two samples, percent
-// rounded to 0.1 (0 when no time passed).
-struct CpuShare {
-    double busy_percent = 0, softirq_percent = 0;
-};
-CpuShare cpu_share(const CpuSample& before, const CpuSample& after);
 
 // stats64.rx.packets of the (first) link in `ip -j -s link show DEV`.
 Result<uint64_t> rx_packets_of(const std::string& ip_json);

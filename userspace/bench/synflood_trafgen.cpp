@@ -15,10 +15,8 @@
 #include <thread>
 
 namespace sluice::bench {
-namespace {
 
-// "0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff", or an Error.
-Result<std::string> mac_bytes(const std::string& mac) {
+Result<std::array<uint8_t, 6>> parse_mac(const std::string& mac) {
     unsigned b[6];
     char tail = 0;
     if (mac.size() != 17 ||
@@ -26,10 +24,21 @@ Result<std::string> mac_bytes(const std::string& mac) {
         return make_error("not a MAC address: '" + mac + "'");
     for (size_t i = 2; i < mac.size(); i += 3)
         if (mac[i] != ':') return make_error("not a MAC address: '" + mac + "'");
+    std::array<uint8_t, 6> out{};
+    for (int i = 0; i < 6; ++i) out[i] = static_cast<uint8_t>(b[i]);
+    return out;
+}
+
+namespace {
+
+// "0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff", or an Error.
+Result<std::string> mac_bytes(const std::string& mac) {
+    auto b = parse_mac(mac);
+    if (!b) return b.error();
     std::string out;
     char buf[8];
-    for (int i = 0; i < 6; ++i) {
-        std::snprintf(buf, sizeof buf, "0x%02x", b[i]);
+    for (size_t i = 0; i < b->size(); ++i) {
+        std::snprintf(buf, sizeof buf, "0x%02x", (*b)[i]);
         out += (i ? ", " : "") + std::string(buf);
     }
     return out;
@@ -85,15 +94,21 @@ Result<std::string> trafgen_syn_config(const SynPacketSpec& spec) {
     return out;
 }
 
-std::vector<std::string> trafgen_argv(const std::string& dev, const std::string& config_path) {
-    return {"trafgen",       "--dev",         dev, "--conf", config_path, "--cpus", "1", "--no-sock-mem",
-            "--notouch-irq", "--no-cpu-stats"};
+std::vector<std::string> trafgen_argv(const std::string& dev, const std::string& config_path, uint64_t rate_pps) {
+    std::vector<std::string> argv{"trafgen",       "--dev",         dev, "--conf", config_path, "--cpus", "1",
+                                  "--no-sock-mem", "--notouch-irq", "--no-cpu-stats"};
+    if (rate_pps > 0) {
+        argv.push_back("--rate");
+        argv.push_back(std::to_string(rate_pps) + "pps");
+    }
+    return argv;
 }
 
 Result<std::unique_ptr<TrafgenFlood>> TrafgenFlood::start(const std::string& netns, const std::string& dev,
-                                                          const std::string& config_path, const std::string& log_path) {
+                                                          const std::string& config_path, const std::string& log_path,
+                                                          uint64_t rate_pps) {
     std::vector<std::string> argv{"ip", "netns", "exec", netns};
-    for (auto& a : trafgen_argv(dev, config_path)) argv.push_back(std::move(a));
+    for (auto& a : trafgen_argv(dev, config_path, rate_pps)) argv.push_back(std::move(a));
     return start_argv(std::move(argv), log_path);
 }
 

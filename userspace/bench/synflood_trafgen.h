@@ -1,5 +1,7 @@
-// The SYN flood of `sluice bench synflood`: trafgen (netsniff-ng) sending
-// spoofed-source SYNs from one lab node, as fast as one core goes.
+// trafgen (netsniff-ng) sending from one lab node: the SYN flood of `sluice
+// bench synflood` (spoofed-source SYNs, as fast as one core goes), and the
+// process handling `sluice bench smallpkt` drives its UDP flows with too
+// (smallpkt_trafgen.h).
 //
 // trafgen's sending processes are children of the one started, and they only
 // stop when their whole process group is signalled. So the flood runs in a
@@ -38,16 +40,23 @@ struct SynPacketSpec {
 // Error when a MAC or the address does not parse.
 Result<std::string> trafgen_syn_config(const SynPacketSpec& spec);
 
+// The six bytes of "aa:bb:cc:dd:ee:ff" (as `ip` prints a MAC), or an Error.
+Result<std::array<uint8_t, 6>> parse_mac(const std::string& mac);
+
 // The argv that runs trafgen with `config_path` on `dev`: one sending CPU,
-// leaving socket memory and IRQ affinity alone, no CPU statistics.
-std::vector<std::string> trafgen_argv(const std::string& dev, const std::string& config_path);
+// leaving socket memory and IRQ affinity alone, no CPU statistics; with
+// rate_pps > 0, at that many packets per second (`--rate Npps`), else as
+// fast as it goes.
+std::vector<std::string> trafgen_argv(const std::string& dev, const std::string& config_path, uint64_t rate_pps = 0);
 
 class TrafgenFlood {
 public:
-    // Starts `ip netns exec NETNS trafgen ...` in a new session, output to
-    // log_path. Ok once trafgen itself is running (exec succeeded).
+    // Starts `ip netns exec NETNS trafgen ...` (trafgen_argv) in a new
+    // session, output to log_path. Ok once trafgen itself is running (exec
+    // succeeded).
     static Result<std::unique_ptr<TrafgenFlood>> start(const std::string& netns, const std::string& dev,
-                                                       const std::string& config_path, const std::string& log_path);
+                                                       const std::string& config_path, const std::string& log_path,
+                                                       uint64_t rate_pps = 0);
     // Any argv in a new session, held and stopped the same way (start() is
     // this with `ip netns exec NETNS trafgen ...`; the tests use it too).
     static Result<std::unique_ptr<TrafgenFlood>> start_argv(std::vector<std::string> argv, const std::string& log_path);
