@@ -33,7 +33,7 @@ namespace sluice::test {
 // The policy every BPF test runs against (addresses: benchmarking ranges only).
 extern const char* const kTestConfigYaml;
 // The session table of a DatapathEnv whose config does not size it (flows per
-// family); its other state maps are capped at the session maps' entries.
+// family); its other hash maps are capped at the session maps' entries.
 inline constexpr uint32_t kTestSessions = 4096;
 
 class DatapathEnv {

@@ -27,9 +27,10 @@ struct DatapathOptions {
     // Where that size came from, for the error about a pinned table of
     // another size ("fw.yaml:21:3 limits.sessions").
     std::string sessions_origin = "limits.sessions";
-    // Largest max_entries of the other preallocated state maps (NAT port
-    // reservations, per-address limits, fragments, host flows); 0 keeps the
-    // sizes the BPF object declares. The kernel fills a preallocated map at
+    // Largest max_entries of every hash map but the session table (NAT port
+    // reservations, per-address limits, fragments, host flows, and the
+    // classifier's sparse table); 0 keeps the sizes the BPF object declares.
+    // The kernel fills a preallocated map and zeroes a hash map's buckets at
     // creation, which is most of what opening a datapath costs: the BPF tests
     // open hundreds and set this. sluice never does.
     uint32_t state_map_cap = 0;

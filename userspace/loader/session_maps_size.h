@@ -22,9 +22,9 @@ namespace sluice {
 Status size_session_maps(bpf_object* obj, uint32_t sessions, const std::string& pin_dir,
                          const std::string& origin = "limits.sessions");
 
-// Caps max_entries of the preallocated hash maps other than the session
-// table and the classifier at `cap` (DatapathOptions::state_map_cap); 0 or
-// a pin directory: nothing changes (pins keep the sizes they were made with).
+// Caps max_entries of every hash map other than the session table at `cap`
+// (DatapathOptions::state_map_cap); 0 or a pin directory: nothing changes
+// (pins keep the sizes they were made with).
 Status cap_state_maps(bpf_object* obj, uint32_t cap, const std::string& pin_dir);
 
 // max_entries of the map behind fd (bpf_map_info).
