@@ -3,14 +3,14 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <thread>
+
+#include "bench/netns_thread.h"
 
 namespace sluice::bench {
 namespace {
@@ -91,27 +91,7 @@ std::string canary_request(const std::string& text) {
 
 Status canary_exchange(const std::string& netns, const std::string& address, int port, const std::string& text,
                        size_t expect_bytes, std::chrono::milliseconds timeout) {
-    Status result;
-    // setns(CLONE_NEWNET) changes the namespace of the calling thread only:
-    // a thread of its own enters the namespace, makes the exchange and ends.
-    std::thread t([&] {
-        const std::string path = "/run/netns/" + netns;
-        int ns = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (ns < 0) {
-            result = make_error(errno_text("network namespace " + path, errno));
-            return;
-        }
-        int rc = setns(ns, CLONE_NEWNET);
-        int err = errno;
-        close(ns);
-        if (rc != 0) {
-            result = make_error(errno_text("cannot enter network namespace " + netns, err));
-            return;
-        }
-        result = exchange(address, port, canary_request(text), expect_bytes, timeout);
-    });
-    t.join();
-    return result;
+    return in_netns(netns, [&] { return exchange(address, port, canary_request(text), expect_bytes, timeout); });
 }
 
 }  // namespace sluice::bench
