@@ -20,7 +20,9 @@ Result<int> open_plain(int family, int type, uint16_t port) {
     int fd = socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return errno_error("DNS proxy: socket", errno);
     int on = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+    // TCP: a restarted proxy rebinds despite TIME_WAIT. Not UDP, where it
+    // would let another socket share the port and take queries.
+    if (type == SOCK_STREAM) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
     if (family == AF_INET6) setsockopt(fd, SOL_IPV6, IPV6_V6ONLY, &on, sizeof(on));
     inspect::Endpoint local;
     local.family = family;
