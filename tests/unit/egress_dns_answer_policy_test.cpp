@@ -76,8 +76,8 @@ protected:
     }
 };
 
-TEST_F(EgressDnsAnswerPolicy, QueryNamesFollowTheScopesRuleOrder) {
-    // builds: the exact allow comes before the wildcard deny, so only that host passes.
+TEST_F(EgressDnsAnswerPolicy, AWildcardDenyAndAnExactAllowAdmitOnlyThatHostInEitherOrder) {
+    // builds: the exact allow before the wildcard deny: only that host passes.
     auto v = decide_query_name(*policy, builds(), "mirror.bench.test");
     EXPECT_TRUE(v.allowed);
     EXPECT_EQ(v.rule, &builds().rules[0]);
@@ -86,8 +86,12 @@ TEST_F(EgressDnsAnswerPolicy, QueryNamesFollowTheScopesRuleOrder) {
     EXPECT_EQ(v.rule, &builds().rules[1]);
     EXPECT_FALSE(decide_query_name(*policy, builds(), "unlisted.test").allowed);  // the default: deny
     EXPECT_EQ(decide_query_name(*policy, builds(), "unlisted.test").rule, nullptr);
-    // guests: the wildcard deny comes first and shadows the allow after it.
+    // guests: the wildcard deny comes first; the exact allow after it is more
+    // specific and still admits that one host, and only it.
     v = decide_query_name(*policy, guests(), "mirror.bench.test");
+    EXPECT_TRUE(v.allowed);
+    EXPECT_EQ(v.rule, &guests().rules[1]);
+    v = decide_query_name(*policy, guests(), "other.bench.test");
     EXPECT_FALSE(v.allowed);
     EXPECT_EQ(v.rule, &guests().rules[0]);
     EXPECT_TRUE(decide_query_name(*policy, guests(), "unlisted.test").allowed);  // the default: allow

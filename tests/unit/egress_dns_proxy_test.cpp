@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "egress/dns_proxy.h"
+#include "egress/reply_sockets.h"
 #include "egress_dns_fake_upstream.h"
 
 using namespace sluice::egress;
@@ -15,8 +16,9 @@ using std::chrono::milliseconds;
 
 namespace {
 
-// builds (scope 1): the exact allow first, so of *.bench.test only the
-// mirror passes. guests (scope 2): the wildcard deny first shadows the allow.
+// Of *.bench.test only the mirror (and, in builds, its alias) passes, whether
+// the exact allow comes before the wildcard deny (builds, scope 1) or after
+// it (guests, scope 2): the more specific pattern decides.
 std::string policy_yaml(const std::vector<std::string>& upstreams, const std::string& extra = "") {
     std::string list;
     for (const auto& a : upstreams) list += (list.empty() ? "\"" : ", \"") + a + "\"";
@@ -203,15 +205,18 @@ TEST_F(EgressDnsProxy, TheDenyAnswerCanBeRefused) {
     EXPECT_EQ(upstream.queries(), 0);
 }
 
-TEST_F(EgressDnsProxy, RuleOrderDecidesBetweenAWildcardDenyAndAnExactAllow) {
+TEST_F(EgressDnsProxy, AWildcardDenyWithAnExactAllowAdmitsOnlyThatHostInEitherOrder) {
     start(policy_yaml({upstream.address()}));
-    // builds: the exact allow comes first: the mirror and nothing else of *.bench.test.
-    EXPECT_EQ(over_udp("mirror.bench.test").rcode(), LDNS_RCODE_NOERROR);
-    EXPECT_EQ(over_udp("other.bench.test").rcode(), LDNS_RCODE_NXDOMAIN);
-    // guests: the wildcard deny comes first and denies the mirror too.
-    scope = 2;
-    EXPECT_EQ(over_udp("mirror.bench.test").rcode(), LDNS_RCODE_NXDOMAIN);
-    EXPECT_EQ(upstream.queries(), 1);
+    for (uint8_t s : {1, 2}) {  // builds: the allow first; guests: the deny first
+        scope = s;
+        EXPECT_EQ(over_udp("mirror.bench.test").rcode(), LDNS_RCODE_NOERROR) << "scope " << int(s);
+        EXPECT_EQ(over_udp("other.bench.test").rcode(), LDNS_RCODE_NXDOMAIN) << "scope " << int(s);
+    }
+    EXPECT_EQ(upstream.queries(), 2);  // the mirror, once per scope
+    auto calls = learn_calls();
+    ASSERT_EQ(calls.size(), 2u);
+    EXPECT_EQ(calls[0].scope, 1);
+    EXPECT_EQ(calls[1].scope, 2);
 }
 
 TEST_F(EgressDnsProxy, AnAliasToADeniedNameIsDeniedAndTeachesNothing) {
@@ -417,6 +422,57 @@ TEST_F(EgressDnsProxy, StartFailsWhenThePortIsTaken) {
     ASSERT_FALSE(started.ok());
     EXPECT_NE(started.error().message.find("127.0.0.1:" + std::to_string(options.port)), std::string::npos)
         << started.error().message;
+}
+
+// Transparent listeners need CAP_NET_ADMIN: skipped without it. A query
+// sent straight to the listener has the listener's own address as its
+// original destination, and is answered from the listener.
+TEST_F(EgressDnsProxy, TransparentListenersAnswerAQuerySentToThemDirectly) {
+    DnsProxyOptions options;
+    options.transparent = true;
+    DnsProxyHooks hooks;
+    hooks.scope_of = [](const ClientFlow&) -> uint8_t { return 1; };
+    hooks.learn = [](uint8_t, const std::vector<LearnedAddress>&) -> sluice::Status { return {}; };
+    auto started = DnsProxy::start(policy_from(policy_yaml({upstream.address()})), options, std::move(hooks));
+    if (!started.ok() && started.error().code == sluice::ErrorCode::PermissionDenied)
+        GTEST_SKIP() << started.error().message;
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    proxy = std::move(started.value());
+    EXPECT_EQ(over_udp("mirror.bench.test").rcode(), LDNS_RCODE_NOERROR);
+    EXPECT_EQ(over_udp("mirror.bench.test", LDNS_RR_TYPE_AAAA, AF_INET6).rcode(), LDNS_RCODE_NOERROR);
+    EXPECT_EQ(over_tcp("other.bench.test").rcode(), LDNS_RCODE_NXDOMAIN);
+}
+
+// The client asked its resolver; the answer must come from that resolver's
+// address and port, which is not the proxy's.
+TEST(EgressDnsReplySockets, AnswersComeFromTheOriginalDestination) {
+    int client = bound_socket(AF_INET, SOCK_DGRAM);
+    sluice::inspect::Endpoint resolver, to;
+    resolver.family = to.family = AF_INET;
+    inet_pton(AF_INET, "198.18.53.1", &resolver.addr[0]);
+    resolver.port = htons(53);
+    to.addr[0] = htonl(INADDR_LOOPBACK);
+    to.port = htons(port_of(client));
+    ReplySockets sockets;
+    const Wire message{1, 2, 3};
+    auto sent = sockets.send(resolver, to, message);
+    if (!sent.ok() && sent.error().code == sluice::ErrorCode::PermissionDenied) {
+        close(client);
+        GTEST_SKIP() << sent.error().message;
+    }
+    ASSERT_TRUE(sent.ok()) << sent.error().message;
+    ASSERT_TRUE(sockets.send(resolver, to, message).ok());
+    EXPECT_EQ(sockets.size(), 1u);  // one socket per resolver address, kept
+    for (int i = 0; i < 2; ++i) {
+        pollfd p{client, POLLIN, 0};
+        ASSERT_EQ(poll(&p, 1, 5000), 1);
+        sockaddr_storage from{};
+        socklen_t len = sizeof(from);
+        Wire buf(16);
+        ASSERT_EQ(recvfrom(client, buf.data(), buf.size(), 0, reinterpret_cast<sockaddr*>(&from), &len), 3);
+        EXPECT_EQ(sluice::inspect::Endpoint::from(from).text(), "198.18.53.1:53");
+    }
+    close(client);
 }
 
 }  // namespace

@@ -84,6 +84,16 @@ TEST_F(EgressDnsUpstream, ARefusingUpstreamIsLeftAtOnceNotAfterTheTimeout) {
     EXPECT_LT(since(start), milliseconds(4000));  // the ICMP error, not the 5 s timeout
 }
 
+TEST_F(EgressDnsUpstream, ARefusedTcpConnectionIsLeftAtOnceToo) {
+    const auto list = upstreams({closed_address(), live.address()});
+    auto start = Clock::now();
+    auto answer = exchange_blocking(list, rotation, query("host1.bench.test"), true, milliseconds(5000));
+    ASSERT_TRUE(answer.ok()) << answer.error().message;
+    EXPECT_EQ(answer->failed_attempts, 1u);
+    EXPECT_LT(since(start), milliseconds(4000));
+    EXPECT_EQ(live.tcp_queries(), 1);
+}
+
 TEST_F(EgressDnsUpstream, NoUpstreamAnsweringIsAnErrorWithinUpstreamsTimesTimeout) {
     Blackhole dead1, dead2;
     const auto list = upstreams({dead1.address(), closed_address(), dead2.address()});

@@ -158,6 +158,7 @@ private:
 
     // The loop thread's own.
     ReplySockets reply_sockets_;
+    std::vector<char> datagram_ = std::vector<char>(kMaxUdpQuery);  // the receive buffer, allocated once
     uint64_t next_id_ = 1;
     std::unordered_map<uint64_t, std::unique_ptr<Pending>> pending_;
     std::unordered_map<uint64_t, std::unique_ptr<TcpClient>> tcp_clients_;
@@ -306,7 +307,7 @@ void Proxy::watch(int fd, uint64_t tok, uint32_t events) {
 // ---- UDP ----
 
 void Proxy::read_datagrams(int listener) {
-    std::vector<char> buf(kMaxUdpQuery);
+    std::vector<char>& buf = datagram_;
     const bool v4 = listener == listeners_.udp4;
     for (int i = 0; i < kDatagramsPerWake; ++i) {
         Origin origin;

@@ -121,7 +121,8 @@ UpstreamExchange::State UpstreamExchange::on_ready(uint32_t events, Clock::time_
 }
 
 UpstreamExchange::State UpstreamExchange::read_udp(Clock::time_point now) {
-    std::vector<uint8_t> buf(kMaxUdpMessage);
+    // One receive buffer per thread, not 64 KiB allocated and zeroed per datagram.
+    thread_local std::vector<uint8_t> buf(kMaxUdpMessage);
     while (true) {
         ssize_t n = recv(fd_, buf.data(), buf.size(), 0);
         if (n < 0) {
@@ -129,10 +130,8 @@ UpstreamExchange::State UpstreamExchange::read_udp(Clock::time_point now) {
             if (errno == EINTR) continue;
             return attempt_failed(now, errno_text("receive", errno));  // ECONNREFUSED: nothing listens there
         }
-        buf.resize(static_cast<size_t>(n));
-        State s = accept_response(now, std::move(buf), false);
+        State s = accept_response(now, std::vector<uint8_t>(buf.begin(), buf.begin() + n), false);
         if (s != State::waiting || fd_ < 0 || tcp_) return s;
-        buf.assign(kMaxUdpMessage, 0);
     }
 }
 
