@@ -422,6 +422,46 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } ha_events SEC(".maps");
 
+/* Egress by name (maps/egress.h): the scopes' sources, their address
+ * rules and the addresses the DNS proxy learned for them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct egress_config);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} egress_cfg SEC(".maps");
+
+#define EGRESS_LPM(name, key_t, value_t)                                         \
+	struct {                                                                 \
+		__uint(type, BPF_MAP_TYPE_LPM_TRIE);                             \
+		__uint(max_entries, SLUICE_EGRESS_PREFIX_ENTRIES);               \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                            \
+		__type(key, key_t);                                              \
+		__type(value, value_t);                                          \
+		__uint(pinning, LIBBPF_PIN_BY_NAME);                             \
+	} name SEC(".maps")
+
+EGRESS_LPM(egress_src_v4, struct egress_source_key_v4, struct egress_scope_ref);
+EGRESS_LPM(egress_src_v6, struct egress_source_key_v6, struct egress_scope_ref);
+EGRESS_LPM(egress_pfx_v4, struct egress_source_key_v4, struct egress_prefix_rules);
+EGRESS_LPM(egress_pfx_v6, struct egress_source_key_v6, struct egress_prefix_rules);
+
+/* Not an LRU: an address must stay learned until its expiry (the client got
+ * the answer); the controller removes expired entries. */
+#define EGRESS_LEARNED(name, key_t)                                              \
+	struct {                                                                 \
+		__uint(type, BPF_MAP_TYPE_HASH);                                 \
+		__uint(max_entries, SLUICE_EGRESS_LEARNED_ENTRIES);              \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                            \
+		__type(key, key_t);                                              \
+		__type(value, struct egress_learned);                            \
+		__uint(pinning, LIBBPF_PIN_BY_NAME);                             \
+	} name SEC(".maps")
+
+EGRESS_LEARNED(egress_learn_v4, struct egress_learned_key_v4);
+EGRESS_LEARNED(egress_learn_v6, struct egress_learned_key_v6);
+
 static __always_inline void count(enum stat_reason reason)
 {
 	__u32 key = reason;

@@ -34,6 +34,7 @@
 #include "tcp_splice.bpf.h"
 #include "host_inbound.bpf.h"
 #include "synproxy.bpf.h"
+#include "egress.bpf.h"
 
 static __always_inline struct packet_ctx *scratch(__u32 slot)
 {
@@ -257,6 +258,8 @@ int HOOK_PROG(policy)(hook_ctx *ctx)
 	struct zone_key zk = {};
 	struct zone_value *zone_out;
 	struct classifier_result *rule;
+	struct egress_config *egress;
+	struct egress_scope_ref *scope;
 	__u32 policy_id = SESSION_POLICY_RELATED;
 	__u16 ruleset_id = 0;
 	__u8 action;
@@ -321,6 +324,24 @@ int HOOK_PROG(policy)(hook_ctx *ctx)
 		}
 	}
 	pc->policy_id = policy_id;
+
+	/* Egress by name: a governed source's DNS goes to the proxy whatever
+	 * the policy says of its resolver (the query never reaches it); its
+	 * other new flows need a learned or allowed destination. */
+	egress = egress_config();
+	if (egress && egress->enabled && (scope = egress_scope_of(pc))) {
+		int verdict = egress_judge(pc, scope, now);
+
+		if (verdict == EGRESS_STEER_DNS) {
+			action = POLICY_ACTION_INSPECT;
+			ruleset_id = SLUICE_EGRESS_DNS_RULESET_BASE | scope->scope_id;
+			count(STAT_EGRESS_DNS_STEERED);
+		} else if (verdict != EGRESS_PASS &&
+			   (action == POLICY_ACTION_PERMIT || action == POLICY_ACTION_INSPECT)) {
+			frag_record(pc, FRAG_VERDICT_DROP, now);
+			return drop(verdict);
+		}
+	}
 
 	if (action == POLICY_ACTION_PERMIT || action == POLICY_ACTION_INSPECT) {
 		__u8 punt = action == POLICY_ACTION_INSPECT ? SESSION_PUNT_INSPECT : 0;

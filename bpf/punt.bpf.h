@@ -16,6 +16,7 @@
 #include "maps.bpf.h"
 #include "conntrack.bpf.h"
 #include "hook.bpf.h"
+#include "egress.bpf.h"
 
 #define PUNT_CONTINUE 0x100 /* no verdict of either hook */
 
@@ -76,7 +77,15 @@ static __always_inline int xdp_punt(hook_ctx *ctx, struct packet_ctx *pc, struct
 	struct punt_ruleset_stats *st = punt_ruleset_stats(s->ruleset_id);
 	struct punt_meta *meta;
 
-	if (!cfg || !cfg->stage_up || (new_flow && cfg->overloaded)) {
+	if ((s->ruleset_id & SLUICE_EGRESS_DNS_RULESET_MASK) == SLUICE_EGRESS_DNS_RULESET_BASE) {
+		/* Steered DNS (egress.bpf.h): only the proxy answers it. */
+		struct egress_config *egress = egress_config();
+
+		if (!egress || !egress->proxy_up) {
+			count(STAT_DROP_EGRESS_PROXY_DOWN);
+			return HOOK_DROP;
+		}
+	} else if (!cfg || !cfg->stage_up || (new_flow && cfg->overloaded)) {
 		if (punt_fails_open(s->ruleset_id)) {
 			punt_release(pc, s);
 			if (st)
@@ -169,7 +178,7 @@ static __always_inline __u32 punt_tuple_size(const struct packet_ctx *pc)
  * leg, any state but LISTEN), else for a SYN of the initiator the listener.
  * NULL when the stage has none. The caller releases it. */
 static __always_inline struct bpf_sock *punt_tcp_socket(struct __sk_buff *skb, struct packet_ctx *pc,
-							 const struct punt_config *cfg, int reply)
+							 __be16 listener_port, int reply)
 {
 	struct bpf_sock_tuple t = {};
 	__u32 size = punt_tuple_size(pc);
@@ -188,7 +197,7 @@ static __always_inline struct bpf_sock *punt_tcp_socket(struct __sk_buff *skb, s
 	}
 	if (reply || !syn)
 		return 0;
-	punt_listener_tuple(pc, cfg->tcp_port, &t);
+	punt_listener_tuple(pc, listener_port, &t);
 	sk = bpf_skc_lookup_tcp(skb, &t, size, BPF_F_CURRENT_NETNS, 0);
 	if (sk && sk->state != BPF_TCP_LISTEN) {
 		bpf_sk_release(sk);
@@ -198,19 +207,25 @@ static __always_inline struct bpf_sock *punt_tcp_socket(struct __sk_buff *skb, s
 }
 
 /* UDP: the flow's connected socket (the stage makes one per leg), else for
- * the initiator's datagrams the listener. */
+ * the initiator's datagrams the listener. The DNS proxy has no socket per
+ * flow (listener_only): its reply sockets are bound to resolvers' addresses
+ * and port 53, where the first lookup would find them. */
 static __always_inline struct bpf_sock *punt_udp_socket(struct __sk_buff *skb, struct packet_ctx *pc,
-							 const struct punt_config *cfg, int reply)
+							 __be16 listener_port, int reply, int listener_only)
 {
 	struct bpf_sock_tuple t = {};
 	__u32 size = punt_tuple_size(pc);
 	struct bpf_sock *sk;
 
 	punt_tuple(pc, &t);
-	sk = bpf_sk_lookup_udp(skb, &t, size, BPF_F_CURRENT_NETNS, 0);
-	if (sk || reply)
-		return sk;
-	punt_listener_tuple(pc, cfg->udp_port, &t);
+	if (reply)
+		return listener_only ? 0 : bpf_sk_lookup_udp(skb, &t, size, BPF_F_CURRENT_NETNS, 0);
+	if (!listener_only) {
+		sk = bpf_sk_lookup_udp(skb, &t, size, BPF_F_CURRENT_NETNS, 0);
+		if (sk)
+			return sk;
+	}
+	punt_listener_tuple(pc, listener_port, &t);
 	return bpf_sk_lookup_udp(skb, &t, size, BPF_F_CURRENT_NETNS, 0);
 }
 

@@ -128,7 +128,9 @@ int tc_punt_prog(struct __sk_buff *skb)
 	struct punt_config *cfg = punt_config();
 	struct punt_ruleset_stats *st;
 	struct bpf_sock *sk = 0;
-	int reply, err;
+	__be16 tcp_port, udp_port;
+	__u32 mark;
+	int reply, err, dns;
 	__u16 magic = handoff_take(skb, &record);
 
 	/* The end of a handshake the SYN proxy held (synproxy.bpf.h). */
@@ -148,12 +150,25 @@ int tc_punt_prog(struct __sk_buff *skb)
 		return TC_ACT_SHOT;
 	if (parse_frame(pc, data, data_end, skb->len) != PARSE_OK)
 		return TC_ACT_SHOT;
+	tcp_port = cfg->tcp_port;
+	udp_port = cfg->udp_port;
+	mark = cfg->mark;
+	dns = (meta->ruleset_id & SLUICE_EGRESS_DNS_RULESET_MASK) == SLUICE_EGRESS_DNS_RULESET_BASE;
+	if (dns) {
+		/* Steered DNS (egress.bpf.h) goes to the DNS proxy's listeners. */
+		struct egress_config *egress = egress_config();
+
+		if (!egress)
+			return TC_ACT_SHOT;
+		tcp_port = udp_port = egress->dns_port;
+		mark = egress->mark;
+	}
 	/* Later fragments carry no ports: the kernel reassembles locally. */
 	if (pc->frag != FRAG_LATER) {
 		if (pc->protocol == IPPROTO_TCP)
-			sk = punt_tcp_socket(skb, pc, cfg, reply);
+			sk = punt_tcp_socket(skb, pc, tcp_port, reply);
 		else if (pc->protocol == IPPROTO_UDP)
-			sk = punt_udp_socket(skb, pc, cfg, reply);
+			sk = punt_udp_socket(skb, pc, udp_port, reply, dns);
 		if (!sk && !reply && punt_opens_flow(pc) && punt_fails_open(meta->ruleset_id)) {
 			/* No listener: the stage died without saying so. */
 			struct session_value *s = session_lookup(pc->family, &pc->key);
@@ -178,7 +193,7 @@ int tc_punt_prog(struct __sk_buff *skb)
 			return TC_ACT_SHOT;
 		}
 	}
-	skb->mark = cfg->mark;
+	skb->mark = mark;
 	count(STAT_PUNT_ASSIGNED);
 	return TC_ACT_OK;
 }

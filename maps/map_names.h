@@ -60,6 +60,13 @@
 #define SLUICE_MAP_SCAN_SOURCES "scan_sources"
 #define SLUICE_MAP_HA_GROUPS "ha_groups"
 #define SLUICE_MAP_HA_EVENTS "ha_events"
+#define SLUICE_MAP_EGRESS_CFG "egress_cfg"
+#define SLUICE_MAP_EGRESS_SOURCES_V4 "egress_src_v4"
+#define SLUICE_MAP_EGRESS_SOURCES_V6 "egress_src_v6"
+#define SLUICE_MAP_EGRESS_PREFIXES_V4 "egress_pfx_v4"
+#define SLUICE_MAP_EGRESS_PREFIXES_V6 "egress_pfx_v6"
+#define SLUICE_MAP_EGRESS_LEARNED_V4 "egress_learn_v4"
+#define SLUICE_MAP_EGRESS_LEARNED_V6 "egress_learn_v6"
 
 /* Tail-call slots of jump_table. */
 enum sluice_jump_slot {

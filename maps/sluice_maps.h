@@ -15,5 +15,6 @@
 #include "host_inbound.h"
 #include "screen.h"
 #include "ha.h"
+#include "egress.h"
 #include "map_names.h"
 #endif

@@ -35,6 +35,8 @@
 	X(STAT_SCREEN_SCAN_DETECTED, "screen-scan-detected", info)               \
 	X(STAT_HA_EVENT_SENT, "ha-sync-event", info)                             \
 	X(STAT_HA_EVENT_LOST, "ha-sync-event-lost", info)                        \
+	X(STAT_EGRESS_DNS_STEERED, "egress-dns-steered-to-proxy", pass)          \
+	X(STAT_EGRESS_LEARNED_PASS, "egress-learned-address-passed", info)       \
 	X(STAT_PASS_NON_IP, "pass-non-ip", pass)                                 \
 	X(STAT_PASS_UNZONED, "pass-unzoned-interface", pass)                     \
 	X(STAT_PASS_LOCAL, "pass-local", pass)                                   \
@@ -98,6 +100,10 @@
 	X(STAT_DROP_FRAG_OVERLAP, "drop-fragment-overlap", drop)                 \
 	X(STAT_DROP_FRAG_DISORDERED, "drop-fragment-disordered", drop)           \
 	X(STAT_DROP_HA_STANDBY, "drop-ha-standby", drop)                         \
+	X(STAT_DROP_EGRESS_NOT_LEARNED, "drop-egress-not-learned", drop)         \
+	X(STAT_DROP_EGRESS_DENIED, "drop-egress-address-denied", drop)           \
+	X(STAT_DROP_EGRESS_DOT, "drop-egress-dns-over-tls", drop)                \
+	X(STAT_DROP_EGRESS_PROXY_DOWN, "drop-egress-dns-proxy-down", drop)       \
 	X(STAT_DROP_INTERNAL, "drop-internal-error", drop)
 
 #define SLUICE_STAT_ENUM(name, str, kind) name,

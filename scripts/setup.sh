@@ -8,13 +8,15 @@ packages=(
   build-essential cmake pkg-config clang llvm
   libbpf-dev bpftool libxdp-dev libelf-dev zlib1g-dev linux-libc-dev
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
-  libnl-3-dev libnl-route-3-dev libhyperscan-dev
+  libnl-3-dev libnl-route-3-dev libhyperscan-dev libldns-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # the Debian package: cpack's DEB generator runs dpkg-shlibdeps and file
   dpkg-dev file
   # run time, tests and the main job
   iproute2 iputils-ping iputils-tracepath iperf3 ethtool nftables tcpdump socat netcat-openbsd
   linux-perf procps python3 python3-scapy
+  # egress tests: a local authoritative DNS server (the binary only, no host service), TLS servers and clients
+  dnsmasq-base ldnsutils openssl curl
   # benchmarks: trafgen and conntrack (sluice bench synflood); the Linux HA
   # pair sluice bench ha compares with (keepalived VRRP + conntrackd sync)
   netsniff-ng conntrack keepalived conntrackd

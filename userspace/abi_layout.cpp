@@ -266,4 +266,24 @@ PIN_OFFSET(ha_event, src_port, 32);
 PIN_OFFSET(ha_event, protocol, 36);
 PIN_OFFSET(ha_event, family, 37);
 
-static_assert(SLUICE_ABI_VERSION == 2, "the ABI version moved: update the pins above with it");
+// maps/egress.h
+PIN_SIZE(egress_source_key_v4, 12);
+PIN_OFFSET(egress_source_key_v4, zone, 4);
+PIN_OFFSET(egress_source_key_v4, addr, 8);
+PIN_SIZE(egress_source_key_v6, 24);
+PIN_OFFSET(egress_source_key_v6, addr, 8);
+PIN_SIZE(egress_scope_ref, 4);
+PIN_SIZE(egress_port_range, 4);
+PIN_SIZE(egress_learned_key_v4, 8);
+PIN_SIZE(egress_learned_key_v6, 20);
+PIN_SIZE(egress_learned, 32);
+PIN_OFFSET(egress_learned, port_ranges, 8);
+PIN_OFFSET(egress_learned, ports, 12);
+PIN_SIZE(egress_prefix_entry, 6);
+PIN_SIZE(egress_prefix_rules, 28);
+PIN_OFFSET(egress_prefix_rules, rules, 4);
+PIN_SIZE(egress_config, 8);
+PIN_OFFSET(egress_config, dns_port, 2);
+PIN_OFFSET(egress_config, mark, 4);
+
+static_assert(SLUICE_ABI_VERSION == 3, "the ABI version moved: update the pins above with it");

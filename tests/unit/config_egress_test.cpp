@@ -139,11 +139,14 @@ TEST(ConfigEgress, AGoodSectionParses) {
     EXPECT_EQ(e.find_scope("nobody"), nullptr);
 }
 
-TEST(ConfigEgress, TheFirstMatchingNameRuleDecides) {
+TEST(ConfigEgress, TheMostSpecificMatchingNameRuleDecides) {
     const Config c = parsed(kGood);
     const EgressScope& b = c.egress.scopes[0];
-    // The wildcard deny comes first: the later allow of one host never wins.
+    // The wildcard deny comes first; the exact allow of one host still wins.
     auto d = decide_name(b, "mirror.bench.test");
+    EXPECT_EQ(d.action, EgressAction::allow);
+    EXPECT_EQ(d.rule, &b.rules[1]);
+    d = decide_name(b, "other.bench.test");
     EXPECT_EQ(d.action, EgressAction::deny);
     EXPECT_EQ(d.rule, &b.rules[0]);
     // Not below *.bench.test: the exact allow? No: "bench.test" is the apex; the default decides.
@@ -153,7 +156,9 @@ TEST(ConfigEgress, TheFirstMatchingNameRuleDecides) {
     // Address rules never match a name.
     d = decide_name(b, "198.18.9.1");
     EXPECT_EQ(d.rule, nullptr);
-    // The reverse order: the allow first admits only that host.
+    // The reverse order admits only that host too; a wildcard allow with a
+    // deny of one host, in either order, denies only that host; a longer
+    // suffix beats a shorter one; between equals the first rule decides.
     Config r = parsed(kBase + R"yaml(
 egress:
   upstreams: 198.18.53.1
@@ -170,6 +175,24 @@ egress:
     EXPECT_EQ(decide_name(s, "host002.bench.test").action, EgressAction::deny);
     EXPECT_EQ(decide_name(s, "other.test").action, EgressAction::allow);
     EXPECT_EQ(decide_name(s, "other.test").rule, nullptr);
+    Config w = parsed(kBase + R"yaml(
+egress:
+  upstreams: 198.18.53.1
+  scopes:
+    s:
+      from: trust
+      rules:
+        - { action: deny, name: bad.bench.test }
+        - { action: allow, name: "*.bench.test" }
+        - { action: deny, name: "*.deep.bench.test" }
+        - { action: deny, name: "*.bench.test" }
+)yaml");
+    const EgressScope& ws = w.egress.scopes[0];
+    EXPECT_EQ(decide_name(ws, "bad.bench.test").action, EgressAction::deny);
+    EXPECT_EQ(decide_name(ws, "good.bench.test").action, EgressAction::allow);
+    EXPECT_EQ(decide_name(ws, "good.bench.test").rule, &ws.rules[1]);
+    EXPECT_EQ(decide_name(ws, "x.deep.bench.test").action, EgressAction::deny);
+    EXPECT_EQ(decide_name(ws, "bench.test").rule, nullptr);
 }
 
 TEST(ConfigEgress, MistakesAreReportedWhereTheyAre) {

@@ -207,4 +207,19 @@ int ha_failover(const std::string& instance, const std::string& group, std::ostr
     return 0;
 }
 
+std::optional<nlohmann::json> daemon_status(const std::string& instance, std::ostream& err) {
+    auto reply = ask_daemon(instance, control::Command::status, std::chrono::seconds(10), err);
+    if (!reply) return std::nullopt;
+    if (!reply->ok) {
+        err << "sluice: " << reply->message << "\n";
+        return std::nullopt;
+    }
+    auto s = nlohmann::json::parse(reply->state, nullptr, false);
+    if (s.is_discarded()) {
+        err << "sluice: the daemon's state is not JSON\n";
+        return std::nullopt;
+    }
+    return s;
+}
+
 }  // namespace sluice::cli

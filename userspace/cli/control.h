@@ -1,6 +1,8 @@
 // `sluice reload` and `sluice down`: act on a running (or dead) instance.
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -25,5 +27,9 @@ int inspect_stage(const std::string& instance, bool start, std::ostream& out, st
 // switchover of GROUP (default: every group this node carries) to the peer.
 int ha_status(const std::string& instance, bool json, std::ostream& out, std::ostream& err);
 int ha_failover(const std::string& instance, const std::string& group, std::ostream& out, std::ostream& err);
+
+// The running daemon's published state, asked now (not the state file);
+// nullopt (the reason printed to err) when it does not answer.
+std::optional<nlohmann::json> daemon_status(const std::string& instance, std::ostream& err);
 
 }  // namespace sluice::cli

@@ -38,12 +38,12 @@ int main(int argc, char** argv) {
     down->add_option("--instance", instance, "instance name");
 
     auto* show =
-        app.add_subcommand("show", "show sessions, stats, zones, policies, filters, host-inbound, screens, nat or inspect");
+        app.add_subcommand("show", "show sessions, stats, zones, policies, filters, host-inbound, screens, nat, inspect or egress");
     std::string what;
-    show->add_option("what", what, "sessions | stats | zones | policies | filters | host-inbound | screens | nat | inspect")
+    show->add_option("what", what, "sessions | stats | zones | policies | filters | host-inbound | screens | nat | inspect | egress")
         ->required()
         ->check(CLI::IsMember(
-            {"sessions", "stats", "zones", "policies", "filters", "host-inbound", "screens", "nat", "inspect"}));
+            {"sessions", "stats", "zones", "policies", "filters", "host-inbound", "screens", "nat", "inspect", "egress"}));
     show->add_option("--instance", instance, "instance name");
     show->add_flag("--json", json, "machine-readable output");
 

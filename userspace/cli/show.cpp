@@ -15,6 +15,7 @@
 #include "cli/show_filters.h"
 #include "cli/show_host_inbound.h"
 #include "cli/show_screens.h"
+#include "cli/show_egress.h"
 #include "cli/show_inspect.h"
 #include "cli/show_nat.h"
 #include "daemon/state_file.h"
@@ -258,6 +259,7 @@ int show(const std::string& what, const std::string& instance, bool json_out, st
     const state::PublishedState state = have_state ? read.value() : state::PublishedState{};
     if (what == "sessions") return show_sessions(paths, state, json_out, out, err);
     if (what == "stats") return show_stats(paths, json_out, out, err);
+    if (what == "egress") return show_egress(instance, json_out, out, err);
     // Rules and pools come from the state file; without it the maps still tell
     // the interface addresses and the live translations.
     if (what == "nat") return show_nat(paths, state, json_out, out, err);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "compiler/classifier_rule.h"
+#include "compiler/compile_egress.h"
 #include "compiler/compile_nat.h"
 #include "compiler/filters.h"
 #include "compiler/host_inbound.h"
@@ -101,14 +102,6 @@ Error in_section(const config::Config& config, Error error, const std::string& s
 
 Result<CompiledConfig> compile(const config::Config& config, uint8_t generation, ClassifierGrouping grouping) {
     if (generation >= POLICY_GENERATIONS) return make_error("policy generation must be 0 or 1");
-    // The section parses and is checked (docs/egress.md), but nothing in the
-    // datapath enforces it yet: running the file would allow what it denies.
-    if (config.egress.enabled)
-        return in_section(config,
-                          make_error("egress policies are checked but not enforced by this version of sluice (the "
-                                     "DNS proxy and the learned-address maps are not built yet, issue 20): remove "
-                                     "the section to run this file"),
-                          "egress");
     auto resolved = resolve_rules(config);
     if (!resolved) return in_section(config, resolved.error(), "policies");
     const std::vector<ResolvedRule>& rules = resolved.value();
@@ -169,6 +162,10 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation,
     auto host = compile_host_inbound(config, generation);
     if (!host) return in_section(config, host.error(), "zones");
     out.host_inbound = std::move(host.value());
+
+    auto egress = compile_egress(config);
+    if (!egress) return in_section(config, egress.error(), "egress");
+    out.egress = std::move(egress.value());
 
     out.screens = compile_screens(config);
     out.default_action = to_policy_action(config.default_action);

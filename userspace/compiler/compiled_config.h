@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "compiler/compiled_egress.h"
 #include "compiler/compiled_host_inbound.h"
 #include "compiler/compiled_nat.h"
 
@@ -129,6 +130,7 @@ struct CompiledConfig {
     CompiledClassifier tables;
     CompiledNat nat;           // same generation as tables
     CompiledHostInbound host_inbound;  // same generation as tables
+    CompiledEgress egress;     // not generation-kept: written around the flip (loader/egress_tables.h)
     // zone_screens of the generation: SLUICE_MAX_ZONES entries, by zone id.
     std::vector<zone_screen> screens;
     policy_action default_action = POLICY_ACTION_DENY;

@@ -77,8 +77,11 @@ struct Egress {
     const EgressScope* find_scope(const std::string& name) const;
 };
 
-// What a scope decides for a query name (normalized): the first name rule
-// that matches, else the default (address rules never match a name).
+// What a scope decides for a query name (normalized): the rule with the most
+// specific matching pattern (an exact name over any wildcard, `*.a.b.c` over
+// `*.b.c`; among equals the first in the list), else the default. So a
+// wildcard deny with an allow of one of its hosts admits only that host, in
+// either order. Address rules never match a name.
 struct EgressNameDecision {
     EgressAction action = EgressAction::deny;
     const EgressRule* rule = nullptr;      // nullptr: the scope's default decided

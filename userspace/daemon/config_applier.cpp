@@ -70,6 +70,11 @@ Status ConfigApplier::apply(bool initial) {
         warnings_.push_back("inspection stage: " + s.error().message);
         daemon_log("reload: inspection stage: " + s.error().message);
     }
+    if (auto s = egress_.adopt(loaded.parsed); !s) {
+        if (initial) return s;
+        warnings_.push_back(s.error().message);
+        daemon_log("reload: " + s.error().message);
+    }
     applied_ = std::move(loaded.compiled);
     ha_hash_ = ha;
     nat_.adopt(std::move(loaded.parsed.nat), std::move(resolved.value()));

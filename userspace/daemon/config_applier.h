@@ -13,6 +13,7 @@
 #include "common/result.h"
 #include "compiler/compiled_config.h"
 #include "config/diagnostics.h"
+#include "daemon/egress_host.h"
 #include "daemon/inspection_host.h"
 #include "daemon/interface_attachments.h"
 #include "daemon/nat_address_sync.h"
@@ -23,9 +24,9 @@ namespace sluice {
 class ConfigApplier {
 public:
     ConfigApplier(std::string config_path, Datapath& dp, InterfaceAttachments& attachments,
-                  InspectionHost& inspection, NatAddressSync& nat)
+                  InspectionHost& inspection, EgressHost& egress, NatAddressSync& nat)
         : config_path_(std::move(config_path)), dp_(dp), attachments_(attachments), inspection_(inspection),
-          nat_(nat) {}
+          egress_(egress), nat_(nat) {}
 
     // `initial`: at start, where an interface that does not attach or a stage
     // that does not start fails the whole start. On a reload they become
@@ -44,6 +45,7 @@ private:
     Datapath& dp_;
     InterfaceAttachments& attachments_;
     InspectionHost& inspection_;
+    EgressHost& egress_;
     NatAddressSync& nat_;
     CompiledConfig applied_;
     std::optional<uint32_t> ha_hash_;  // the ha: section it started with (none: no section)

@@ -15,6 +15,7 @@
 #include "daemon/config_applier.h"
 #include "daemon/control_server.h"
 #include "daemon/daemon_log.h"
+#include "daemon/egress_host.h"
 #include "daemon/inspection_host.h"
 #include "daemon/interface_attachments.h"
 #include "daemon/nat_address_sync.h"
@@ -37,11 +38,12 @@ namespace {
 // once the datapath is open, since each of them works on it.
 struct Parts {
     explicit Parts(std::unique_ptr<Datapath> dp, const std::string& config_path, const InstancePaths& paths)
-        : datapath(std::move(dp)), attachments(*datapath), inspection(*datapath, paths), nat(*datapath),
-          applier(config_path, *datapath, attachments, inspection, nat) {}
+        : datapath(std::move(dp)), attachments(*datapath), inspection(*datapath, paths), egress(*datapath),
+          nat(*datapath), applier(config_path, *datapath, attachments, inspection, egress, nat) {}
     std::unique_ptr<Datapath> datapath;  // the BPF object, its pins and its maps
     InterfaceAttachments attachments;    // programs on the config's interfaces
     InspectionHost inspection;           // the inspection stage and ruleset ids
+    EgressHost egress;                   // the egress policy's DNS proxy and learned addresses
     NatAddressSync nat;                  // nat_ifaddrs and accept_local
     ConfigApplier applier;               // config file -> all of the above
     std::unique_ptr<ha::Agent> agent;    // the HA pair's agent, when the file has ha:
@@ -86,7 +88,8 @@ state::PublishedState state_of(const RunOptions& options, const InstancePaths& p
                                         .applied = parts.applier.applied(),
                                         .attachments = parts.attachments,
                                         .nat = parts.nat,
-                                        .inspection = parts.inspection});
+                                        .inspection = parts.inspection,
+                                        .egress = parts.egress});
 }
 
 void Daemon::publish() {
@@ -206,6 +209,7 @@ control::Reply Daemon::answer(const control::Request& request) {
 void Daemon::shut_down() {
     if (parts_->agent) parts_->agent->stop();  // the peer takes the groups over at once
     parts_->inspection.stop();
+    parts_->egress.stop();
     parts_->attachments.detach_all();
 }
 
@@ -278,6 +282,7 @@ void Daemon::serve() {
         if (!agent || !agent->gc_on_hold())
             if (auto r = gc.maybe_collect(coarse_now_ns()); !r) daemon_log("session GC: " + r.error().message);
         parts_->inspection.check_load();
+        parts_->egress.tick();
     }
 }
 

@@ -298,6 +298,7 @@ void to_json(json& j, const PublishedState& v) {
          {"host_inbound", v.host_inbound},
          {"screens", v.screens},
          {"inspect", v.inspect},
+         {"egress", v.egress},
          {"default_action", v.default_action}};
 }
 void from_json(const json& j, PublishedState& v) {
@@ -317,6 +318,7 @@ void from_json(const json& j, PublishedState& v) {
     read(j, "host_inbound", v.host_inbound);
     read(j, "screens", v.screens);
     read(j, "inspect", v.inspect);
+    if (j.contains("egress")) v.egress = j.at("egress");
     read(j, "default_action", v.default_action);
 }
 

@@ -178,6 +178,9 @@ struct PublishedState {
     HostInbound host_inbound;
     std::vector<ScreenZone> screens;
     Inspect inspect;
+    // `sluice show egress`: the DNS proxy's counters, the scopes and what
+    // they learned (daemon/egress_host.cpp writes it; {} without egress).
+    nlohmann::json egress = nlohmann::json::object();
     std::string default_action = "deny";
 };
 

@@ -64,6 +64,7 @@ state::PublishedState published_state(const StateSources& in) {
     out.host_inbound = host_inbound_state(in.applied.host_inbound);
     out.screens = screen_state(in.applied.zones, in.applied.screens);
     out.inspect = in.inspection.published();
+    out.egress = in.egress.published();
     out.default_action = action_name(in.applied.default_action);
     return out;
 }

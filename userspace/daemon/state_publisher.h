@@ -8,6 +8,7 @@
 #include <string>
 
 #include "compiler/compiled_config.h"
+#include "daemon/egress_host.h"
 #include "daemon/inspection_host.h"
 #include "daemon/interface_attachments.h"
 #include "daemon/nat_address_sync.h"
@@ -27,6 +28,7 @@ struct StateSources {
     const InterfaceAttachments& attachments;
     const NatAddressSync& nat;
     const InspectionHost& inspection;
+    const EgressHost& egress;
 };
 
 state::PublishedState published_state(const StateSources& sources);

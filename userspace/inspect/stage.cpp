@@ -28,8 +28,9 @@ Result<std::unique_ptr<Stage>> Stage::start(const StageOptions& options,
     stage->counters_ = std::move(counters.value());
     stage->context_.counters = stage->counters_.get();
     stage->context_.rulesets.store(std::move(rulesets));
-    if (auto s = install_punt_routing(options.routing); !s) return s.error();
-    stage->routing_installed_ = true;
+    auto routing = PuntRoutingLease::acquire(options.routing);
+    if (!routing) return routing.error();
+    stage->routing_ = std::move(routing.value());
 
     unsigned n = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
     StagePorts ports;
@@ -82,17 +83,14 @@ void Stage::check_load() {
 }
 
 void Stage::stop() {
-    if (!workers_.empty() || routing_installed_) {
+    if (!workers_.empty() || routing_) {
         if (auto s = write_punt_config(false); !s) std::cerr << "sluice: " << s.error().message << std::endl;
     }
     for (auto& w : workers_) w->stop();
     for (auto& t : threads_) t.join();
     threads_.clear();
     workers_.clear();  // closes every proxied connection
-    if (routing_installed_) {
-        if (auto s = remove_punt_routing(options_.routing); !s) std::cerr << "sluice: " << s.error().message << std::endl;
-        routing_installed_ = false;
-    }
+    routing_.reset();  // the route goes with the last lease (the DNS proxy may hold one)
 }
 
 }  // namespace sluice::inspect

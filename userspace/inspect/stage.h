@@ -61,7 +61,7 @@ private:
     StagePorts ports_;
     std::vector<std::unique_ptr<Worker>> workers_;
     std::vector<std::thread> threads_;
-    bool routing_installed_ = false;
+    std::shared_ptr<PuntRoutingLease> routing_;
 };
 
 }  // namespace sluice::inspect

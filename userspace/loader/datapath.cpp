@@ -13,6 +13,7 @@
 #include "loader/instance_paths.h"
 #include "loader/map_io.h"
 #include "loader/peer_ports.h"
+#include "loader/egress_tables.h"
 #include "loader/host_inbound_tables.h"
 #include "loader/nat_tables.h"
 #include "loader/pin_abi.h"
@@ -240,6 +241,7 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
                              SLUICE_MAX_ZONES, sizeof(screen_counter));
         !s)
         return s;
+    if (auto s = write_egress_tables(*this, config.egress); !s) return s;
 
     // 2. Interfaces: zone bindings and redirect targets (added before the
     //    flip, stale ones removed after it).
@@ -271,6 +273,7 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
     // 4. Bindings and ports the new config no longer has.
     if (auto s = prune_zones(map_fd("zones"), bindings); !s) return s;
     if (auto s = prune_devmap(map_fd("tx_ports"), ports); !s) return s;
+    if (auto s = prune_egress_tables(*this, config.egress); !s) return s;
     // A session may have cached "egress is in tx_ports" (SESSION_FIB_XMIT)
     // for a port just pruned, between the flip and the prune: one more
     // generation makes every cached result be taken again.

@@ -9,8 +9,12 @@
 #include <netlink/route/rule.h>
 #include <sys/socket.h>
 
+#include <iostream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
 
 namespace sluice {
 namespace {
@@ -91,6 +95,36 @@ Status remove_punt_routing(const PuntRouting& r) {
     }
     if (!problems.empty()) return make_error("punt routing: cannot remove " + problems);
     return {};
+}
+
+namespace {
+
+std::mutex lease_mutex;
+std::map<std::tuple<uint32_t, uint32_t, uint32_t>, int> lease_counts;
+
+std::tuple<uint32_t, uint32_t, uint32_t> lease_key(const PuntRouting& r) { return {r.mark, r.table, r.priority}; }
+
+}  // namespace
+
+Result<std::shared_ptr<PuntRoutingLease>> PuntRoutingLease::acquire(const PuntRouting& routing) {
+    std::lock_guard lock(lease_mutex);
+    int& count = lease_counts[lease_key(routing)];
+    if (count == 0) {
+        if (auto s = install_punt_routing(routing); !s) {
+            lease_counts.erase(lease_key(routing));
+            return s.error();
+        }
+    }
+    ++count;
+    return std::shared_ptr<PuntRoutingLease>(new PuntRoutingLease(routing));
+}
+
+PuntRoutingLease::~PuntRoutingLease() {
+    std::lock_guard lock(lease_mutex);
+    auto it = lease_counts.find(lease_key(routing_));
+    if (it == lease_counts.end() || --it->second > 0) return;
+    lease_counts.erase(it);
+    if (auto s = remove_punt_routing(routing_); !s) std::cerr << "sluice: " << s.error().message << std::endl;
 }
 
 }  // namespace sluice

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "common/result.h"
 
@@ -21,5 +22,20 @@ struct PuntRouting {
 Status install_punt_routing(const PuntRouting& routing);
 // Removes them; missing ones are not an error.
 Status remove_punt_routing(const PuntRouting& routing);
+
+// The inspection stage and the egress DNS proxy both need the route: each
+// holds a lease; the first lease installs it, the last one's end removes it.
+class PuntRoutingLease {
+public:
+    static Result<std::shared_ptr<PuntRoutingLease>> acquire(const PuntRouting& routing);
+    ~PuntRoutingLease();
+    PuntRoutingLease(const PuntRoutingLease&) = delete;
+    PuntRoutingLease& operator=(const PuntRoutingLease&) = delete;
+    const PuntRouting& routing() const { return routing_; }
+
+private:
+    explicit PuntRoutingLease(const PuntRouting& routing) : routing_(routing) {}
+    PuntRouting routing_;
+};
 
 }  // namespace sluice
