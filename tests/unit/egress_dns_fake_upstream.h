@@ -171,7 +171,7 @@ public:
         udp_ = bound_socket(AF_INET, SOCK_DGRAM);
         port_ = port_of(udp_);
         tcp_ = bound_socket(AF_INET, SOCK_STREAM, port_);
-        listen(tcp_, 64);
+        listen(tcp_, 512);
         pipe(wake_);
         thread_ = std::thread([this] { run(); });
     }

@@ -321,6 +321,36 @@ TEST_F(EgressDnsProxy, TcpQueriesAreAnsweredAndSeveralMayShareAConnection) {
     EXPECT_EQ(flows.back().protocol, IPPROTO_TCP);
 }
 
+TEST_F(EgressDnsProxy, AHundredQueriesPipelinedOnOneHalfClosedConnectionAreAllAnswered) {
+    start(policy_yaml({upstream.address()}), milliseconds(5000));
+    constexpr int kQueries = 100;  // more than the proxy takes in flight per connection
+    int fd = connect_tcp(proxy->port());
+    Wire all;
+    for (int i = 0; i < kQueries; ++i) {
+        Wire framed = frame_message(wire_of(make_query("host" + std::to_string(i) + ".hosts.test", LDNS_RR_TYPE_A,
+                                                       static_cast<uint16_t>(i)).get()));
+        all.insert(all.end(), framed.begin(), framed.end());
+    }
+    ASSERT_EQ(send(fd, all.data(), all.size(), MSG_NOSIGNAL), static_cast<ssize_t>(all.size()));
+    shutdown(fd, SHUT_WR);  // nothing more to ask; the answers must still come
+    std::set<int> answered;
+    for (int i = 0; i < kQueries; ++i) {
+        Wire reply = read_tcp_message(fd, std::chrono::seconds(10));
+        if (reply.empty()) break;
+        Packet p = parse(reply);
+        const int id = ldns_pkt_id(p.get());
+        EXPECT_EQ(answer_addresses(p.get()), std::vector<std::string>{"198.18.10." + std::to_string(id)});
+        answered.insert(id);
+    }
+    EXPECT_EQ(answered.size(), static_cast<size_t>(kQueries));
+    // Every answer given, the proxy closes the connection.
+    uint8_t byte;
+    pollfd p{fd, POLLIN, 0};
+    EXPECT_EQ(poll(&p, 1, 5000), 1);
+    EXPECT_EQ(recv(fd, &byte, 1, 0), 0);
+    close(fd);
+}
+
 TEST_F(EgressDnsProxy, AnAnswerTooLargeForUdpIsTruncatedAndWholeOverTcp) {
     for (int i = 0; i < 40; ++i) upstream.add("big.hosts.test. 300 IN A 198.18.11." + std::to_string(i));
     start(policy_yaml({upstream.address()}));

@@ -130,6 +130,8 @@ private:
     void read_datagrams(int listener);
     void accept_connections(int listener);
     void on_tcp_client(uint64_t id, uint32_t events);
+    void drain_tcp(uint64_t id);
+    bool finished(const TcpClient& c) const;
     void flush_tcp(TcpClient& c);
     void update_tcp(TcpClient& c);
     void close_tcp(uint64_t id);
@@ -163,6 +165,7 @@ private:
     std::unordered_map<uint64_t, std::unique_ptr<Pending>> pending_;
     std::unordered_map<uint64_t, std::unique_ptr<TcpClient>> tcp_clients_;
     std::set<std::pair<Clock::time_point, uint64_t>> deadlines_;
+    std::vector<uint64_t> to_drain_;  // TCP connections with queries left in their buffers
 };
 
 Status Proxy::open_loop() {
@@ -223,7 +226,9 @@ void Proxy::run() {
     epoll_event events[64];
     while (!stopping_.load()) {
         int wait_ms = -1;
-        if (!deadlines_.empty()) {
+        if (!to_drain_.empty()) {
+            wait_ms = 0;
+        } else if (!deadlines_.empty()) {
             auto left = std::chrono::ceil<std::chrono::milliseconds>(next_deadline() - Clock::now());
             wait_ms = static_cast<int>(std::clamp<int64_t>(left.count(), 0, 60'000));
         }
@@ -231,6 +236,9 @@ void Proxy::run() {
         if (n < 0 && errno != EINTR) break;  // EBADF/EINVAL: nothing left to serve
         for (int i = 0; i < n && !stopping_.load(); ++i) on_event(events[i].data.u64, events[i].events);
         on_deadlines(Clock::now());
+        std::vector<uint64_t> drain;
+        drain.swap(to_drain_);
+        for (uint64_t id : drain) drain_tcp(id);
     }
 }
 
@@ -365,21 +373,36 @@ void Proxy::on_tcp_client(uint64_t id, uint32_t events) {
             c.in.append(buf, static_cast<size_t>(n));
             set_deadline(token(id, kTcpClient), c.idle_deadline, Clock::now() + kTcpIdle);
         }
-        Origin origin;
-        origin.tcp = true;
-        origin.connection = id;
-        origin.client = c.client;
-        origin.resolver = c.resolver;
-        while (c.in_flight < kMaxInFlightPerConnection) {
-            auto message = c.in.next();
-            if (!message) break;
-            ++c.in_flight;  // answer() takes it back (also for the immediate answers)
-            on_message(*message, origin);
-            if (!tcp_clients_.count(id)) return;
-        }
     }
-    if (c.read_closed && c.in_flight == 0 && c.out_sent == c.out.size()) return close_tcp(id);
+    drain_tcp(id);
+}
+
+// Takes the connection's complete queries, up to kMaxInFlightPerConnection at
+// a time; the rest wait in its buffer until answers make room (answer()
+// queues the connection for another turn).
+void Proxy::drain_tcp(uint64_t id) {
+    auto it = tcp_clients_.find(id);
+    if (it == tcp_clients_.end()) return;
+    TcpClient& c = *it->second;
+    Origin origin;
+    origin.tcp = true;
+    origin.connection = id;
+    origin.client = c.client;
+    origin.resolver = c.resolver;
+    while (c.in_flight < kMaxInFlightPerConnection) {
+        auto message = c.in.next();
+        if (!message) break;
+        ++c.in_flight;  // answer() takes it back (also for the immediate answers)
+        on_message(*message, origin);
+        if (!tcp_clients_.count(id)) return;
+    }
+    if (finished(c)) return close_tcp(id);
     update_tcp(c);
+}
+
+// The client sent its last byte and has every answer: nothing more to do.
+bool Proxy::finished(const TcpClient& c) const {
+    return c.read_closed && c.in_flight == 0 && c.out_sent == c.out.size() && !c.in.ready();
 }
 
 void Proxy::flush_tcp(TcpClient& c) {
@@ -551,7 +574,8 @@ void Proxy::answer(const Origin& origin, std::span<const uint8_t> wire) {
             flush_tcp(c);
             if (!tcp_clients_.count(origin.connection)) return;
         }
-        if (c.read_closed && c.in_flight == 0 && c.out_sent == c.out.size()) return close_tcp(c.id);
+        if (finished(c)) return close_tcp(c.id);
+        if (c.in.ready() && c.in_flight < kMaxInFlightPerConnection) to_drain_.push_back(c.id);
         update_tcp(c);
         return;
     }

@@ -11,10 +11,15 @@ std::vector<uint8_t> frame_message(const std::vector<uint8_t>& message) {
     return out;
 }
 
-std::optional<std::vector<uint8_t>> FrameReader::next() {
-    if (buffered() < 2) return std::nullopt;
+bool FrameReader::ready() const {
+    if (buffered() < 2) return false;
     const size_t length = (size_t{buffer_[start_]} << 8) | buffer_[start_ + 1];
-    if (buffered() < 2 + length) return std::nullopt;
+    return buffered() >= 2 + length;
+}
+
+std::optional<std::vector<uint8_t>> FrameReader::next() {
+    if (!ready()) return std::nullopt;
+    const size_t length = (size_t{buffer_[start_]} << 8) | buffer_[start_ + 1];
     std::vector<uint8_t> message(buffer_.begin() + static_cast<std::ptrdiff_t>(start_ + 2),
                                  buffer_.begin() + static_cast<std::ptrdiff_t>(start_ + 2 + length));
     start_ += 2 + length;

@@ -20,6 +20,8 @@ public:
     // The next complete message, without its length; none until it is all there.
     std::optional<std::vector<uint8_t>> next();
     size_t buffered() const { return buffer_.size() - start_; }
+    // A complete message is waiting (next() would return it).
+    bool ready() const;
 
 private:
     std::vector<uint8_t> buffer_;
