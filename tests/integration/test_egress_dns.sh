@@ -147,6 +147,23 @@ for fam in 4 6; do
     it_check "$v: DNS over TLS (853) is dropped and counted" test "$(stat drop-egress-dns-over-tls)" -gt "$dot0"
 done
 
+# --- rule changes without a reload --------------------------------------------
+rule='{ action: allow, name: other.bench.test }'
+it_check "egress add: a rule for one host under the wildcard deny" sluice_fw egress add lan "$rule"
+it_expect_eq "other.bench.test now resolves" "NOERROR 198.18.100.202" "$(resolve 4 other.bench.test)"
+it_expect_eq "and connects" "sluice-egress-test 198.18.100.202" "$(https 4 other.bench.test 198.18.100.202)"
+it_check "egress delete removes it" sluice_fw egress delete lan "$rule"
+sluice_fw egress delete lan "$rule" >"$IT_TMP/egress.out" 2>&1
+it_check "deleting it again is not an error" grep -q 'nothing to delete' "$IT_TMP/egress.out"
+it_expect_eq "other.bench.test is denied again" NXDOMAIN "$(resolve 4 other.bench.test)"
+refused() { ! sluice_fw egress "$@" >"$IT_TMP/egress.out" 2>&1; }
+it_check "a rule with a mistake is refused" refused add lan '{ action: allow, name: "*" }'
+it_check "... with a message naming the field" grep -q 'egress.scopes.lan.rules\[[0-9]*\].name' "$IT_TMP/egress.out"
+it_check "replace: a rule number past the end is refused" refused replace lan 99 "$rule"
+it_check "an unknown scope is refused" refused add nosuch "$rule"
+it_expect_eq "the scope kept its 6 rules" 6 \
+    "$(sluice_fw show egress --json | "$IT_PY" -c 'import json,sys; print(len(json.load(sys.stdin)["scopes"][0]["rules"]))')"
+
 sluice_fw show egress --json >"$IT_TMP/egress.json"
 it_check "show egress --json: the proxy counted denied queries" \
     "$IT_PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["dns"]["denied"] >= 8 and d["dns"]["upstream_errors"] >= 1 else 1)' "$IT_TMP/egress.json"

@@ -1,6 +1,6 @@
 // The egress: section (docs/egress.md): names and patterns, the model a good
-// file parses into, first-match decisions, and every kind of mistake reported
-// at its position; and the compiler's refusal while nothing enforces it.
+// file parses into, most-specific-match decisions, and every kind of mistake reported
+// at its position; and the compiler's refusal of verify-sni while nothing enforces it.
 #include <gtest/gtest.h>
 
 #include "compiler/compile.h"
@@ -242,17 +242,18 @@ TEST(ConfigEgress, RuleMistakesNameTheRule) {
               0u);
 }
 
-TEST(ConfigEgress, TheCompilerRefusesItUntilTheDatapathEnforcesIt) {
+TEST(ConfigEgress, TheCompilerRefusesVerifySniUntilItIsEnforced) {
     const Config c = parsed(kGood);
     auto compiled = sluice::compiler::compile(c, 0);
     ASSERT_FALSE(compiled.ok());
-    EXPECT_NE(compiled.error().message.find("not enforced by this version"), std::string::npos)
+    EXPECT_NE(compiled.error().message.find("verify-sni is not enforced by this version"), std::string::npos)
         << compiled.error().message;
     ASSERT_TRUE(compiled.error().where.has_value());
-    EXPECT_EQ(compiled.error().where->line, 5);
-    EXPECT_EQ(compiled.error().where->path, "egress");
-    // Without the section the same file compiles.
+    EXPECT_EQ(compiled.error().where->path, "egress.scopes.builds.verify-sni");
+    // Without it the same file compiles, egress and all.
     Config without = c;
-    without.egress = Egress{};
-    EXPECT_TRUE(sluice::compiler::compile(without, 0).ok());
+    without.egress.scopes[0].verify_sni = false;
+    auto ok = sluice::compiler::compile(without, 0);
+    ASSERT_TRUE(ok.ok()) << ok.error().message;
+    EXPECT_TRUE(ok->egress.enabled);
 }

@@ -31,17 +31,22 @@ bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds lim
     return done();
 }
 
-// Asks the instance's daemon `command` through its control socket; the
-// reply, or nullopt with the reason printed.
 std::optional<control::Reply> ask_daemon(const std::string& instance, control::Command command,
                                          std::chrono::seconds timeout, std::ostream& err,
                                          const std::string& argument = "") {
+    return ask_daemon_request(instance, control::Request{.command = command, .argument = argument}, timeout, err);
+}
+
+}  // namespace
+
+std::optional<control::Reply> ask_daemon_request(const std::string& instance, const control::Request& request,
+                                                 std::chrono::seconds timeout, std::ostream& err) {
     if (auto s = prepare_bpffs(); !s) {
         err << "sluice: " << s.error().message << "\n";
         return std::nullopt;
     }
     const InstancePaths paths = instance_paths(instance);
-    auto reply = call_daemon(control::socket_path(paths.state_dir), control::Request{.command = command, .argument = argument}, timeout);
+    auto reply = call_daemon(control::socket_path(paths.state_dir), request, timeout);
     if (!reply) {
         if (reply.error().code == ErrorCode::NotFound) err << "sluice: instance " << instance << " is not running\n";
         else err << "sluice: " << reply.error().message << "\n";
@@ -49,8 +54,6 @@ std::optional<control::Reply> ask_daemon(const std::string& instance, control::C
     }
     return reply.value();
 }
-
-}  // namespace
 
 int reload(const std::string& instance, std::ostream& out, std::ostream& err) {
     // The daemon reads, checks and applies the file, and answers when the new

@@ -1,10 +1,13 @@
 // `sluice reload` and `sluice down`: act on a running (or dead) instance.
 #pragma once
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
+
+#include "daemon/control_protocol.h"
 
 namespace sluice::cli {
 
@@ -27,6 +30,11 @@ int inspect_stage(const std::string& instance, bool start, std::ostream& out, st
 // switchover of GROUP (default: every group this node carries) to the peer.
 int ha_status(const std::string& instance, bool json, std::ostream& out, std::ostream& err);
 int ha_failover(const std::string& instance, const std::string& group, std::ostream& out, std::ostream& err);
+
+// Sends one request to the instance's daemon through its control socket: the
+// reply, or nullopt with the reason printed to err.
+std::optional<control::Reply> ask_daemon_request(const std::string& instance, const control::Request& request,
+                                                 std::chrono::seconds timeout, std::ostream& err);
 
 // The running daemon's published state, asked now (not the state file);
 // nullopt (the reason printed to err) when it does not answer.

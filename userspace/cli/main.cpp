@@ -5,6 +5,7 @@
 
 #include "cli/control.h"
 #include "cli/show.h"
+#include "cli/show_egress.h"
 #include "cluster/cluster_cli.h"
 #include "cli/check.h"
 #include "daemon/daemon.h"
@@ -62,6 +63,26 @@ int main(int argc, char** argv) {
     ha_failover->add_option("group", ha_group, "redundancy group (ha.groups)");
     ha_failover->add_option("--instance", instance, "instance name");
 
+    auto* egress = app.add_subcommand(
+        "egress", "change the running egress policy's rules without a reload (the next reload applies the file again)");
+    egress->require_subcommand(1);
+    std::string egress_scope, egress_rule;
+    size_t egress_position = 0;
+    auto* egress_add = egress->add_subcommand("add", "add RULE to SCOPE (at the end, or at --at N)");
+    egress_add->add_option("scope", egress_scope, "egress scope")->required();
+    egress_add->add_option("rule", egress_rule, "the rule as YAML: '{ action: allow, name: mirror.bench.test }'")->required();
+    egress_add->add_option("--at", egress_position, "1-based position")->check(CLI::PositiveNumber);
+    egress_add->add_option("--instance", instance, "instance name");
+    auto* egress_delete = egress->add_subcommand("delete", "delete every rule of SCOPE equal to RULE (none: not an error)");
+    egress_delete->add_option("scope", egress_scope, "egress scope")->required();
+    egress_delete->add_option("rule", egress_rule, "the rule as YAML")->required();
+    egress_delete->add_option("--instance", instance, "instance name");
+    auto* egress_replace = egress->add_subcommand("replace", "replace rule N of SCOPE (as `show egress` numbers them) with RULE");
+    egress_replace->add_option("scope", egress_scope, "egress scope")->required();
+    egress_replace->add_option("index", egress_position, "1-based rule number")->required()->check(CLI::PositiveNumber);
+    egress_replace->add_option("rule", egress_rule, "the rule as YAML")->required();
+    egress_replace->add_option("--instance", instance, "instance name");
+
     sluice::perftest::add_perf_test_commands(app);
     sluice::cluster::add_cluster_commands(app);
     sluice::bench::add_bench_commands(app);
@@ -81,5 +102,9 @@ int main(int argc, char** argv) {
     if (*ha_status) return sluice::cli::ha_status(instance, json, std::cout, std::cerr);
     if (*ha_failover) return sluice::cli::ha_failover(instance, ha_group, std::cout, std::cerr);
     if (*show) return sluice::cli::show(what, instance, json, std::cout, std::cerr);
+    for (auto* sub : {egress_add, egress_delete, egress_replace})
+        if (*sub)
+            return sluice::cli::egress_rule(instance, sub->get_name(), egress_scope, egress_rule, egress_position, std::cout,
+                                            std::cerr);
     return 1;
 }

@@ -27,8 +27,10 @@ void print_egress(const nlohmann::json& e, std::ostream& out) {
         << l.value("refreshed", 0) << ", expired " << l.value("expired", 0) << ", write failures "
         << l.value("write_failures", 0) << ")\n";
     for (const auto& s : e.value("scopes", nlohmann::json::array())) {
+        const auto& rules = s.at("rules");
         out << "\nscope " << s.value("name", "") << " (id " << s.value("id", 0) << ", zone " << s.value("zone", "")
-            << ", default " << s.value("default", "") << ", " << s.value("rules", 0) << " rules)\n";
+            << ", default " << s.value("default", "") << ", " << rules.size() << " rules)\n";
+        for (size_t i = 0; i < rules.size(); ++i) out << "  " << std::setw(4) << i + 1 << "  " << rules[i].get<std::string>() << "\n";
         const auto& learned = s.at("learned");
         if (learned.empty()) out << "  nothing learned\n";
         for (const auto& a : learned) {
@@ -42,6 +44,25 @@ void print_egress(const nlohmann::json& e, std::ostream& out) {
             out << "\n";
         }
     }
+}
+
+int egress_rule(const std::string& instance, const std::string& action, const std::string& scope,
+                const std::string& rule, size_t position, std::ostream& out, std::ostream& err) {
+    control::Request request;
+    request.command = action == "add"      ? control::Command::egress_add
+                      : action == "delete" ? control::Command::egress_delete
+                                           : control::Command::egress_replace;
+    nlohmann::json arg = {{"scope", scope}, {"rule", rule}};
+    if (position) arg[action == "replace" ? "index" : "at"] = position;
+    request.argument = arg.dump();
+    auto reply = ask_daemon_request(instance, request, std::chrono::seconds(30), err);
+    if (!reply) return 1;
+    if (!reply->ok) {
+        err << "sluice: egress " << action << ": " << reply->message << "\n";
+        return 1;
+    }
+    out << "sluice: " << reply->message << "\n";
+    return 0;
 }
 
 int show_egress(const std::string& instance, bool json_out, std::ostream& out, std::ostream& err) {

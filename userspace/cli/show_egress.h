@@ -11,6 +11,11 @@ namespace sluice::cli {
 
 int show_egress(const std::string& instance, bool json_out, std::ostream& out, std::ostream& err);
 
+// `sluice egress add SCOPE RULE [--at N]`, `delete SCOPE RULE`, `replace SCOPE N RULE`:
+// a rule change the running daemon applies without a reload (docs/egress.md).
+int egress_rule(const std::string& instance, const std::string& action, const std::string& scope,
+                const std::string& rule, size_t position, std::ostream& out, std::ostream& err);
+
 // The table form of the daemon's "egress" state (pure, for tests).
 void print_egress(const nlohmann::json& egress, std::ostream& out);
 

@@ -90,4 +90,13 @@ EgressNameDecision decide_name(const EgressScope& scope, std::string_view normal
 
 const char* to_string(EgressAction action);
 
+// One rule as `sluice egress add` takes it: the YAML of a rules[] item, e.g.
+// "{ action: allow, name: mirror.bench.test, destination-port: 443 }";
+// checked as the file's rules are, the errors naming `path`.
+Result<EgressRule> parse_egress_rule(std::string_view text, const std::string& path);
+// The same rule (action, names, addresses, ports), wherever it was written.
+bool same_rule(const EgressRule& a, const EgressRule& b);
+// The rule as YAML flow text, for `show egress` and messages.
+std::string rule_text(const EgressRule& rule);
+
 }  // namespace sluice::config

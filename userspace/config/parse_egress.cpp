@@ -141,6 +141,27 @@ void read_scope(YamlReader& reader, const YAML::Node& node, const std::string& p
 
 }  // namespace
 
+Result<EgressRule> parse_egress_rule(std::string_view text, const std::string& path) {
+    YAML::Node node;
+    try {
+        node = YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+        return make_error(ErrorCode::InvalidConfig, path + ": not a YAML rule (" + e.msg +
+                                                        "); write e.g. '{ action: allow, name: mirror.bench.test }'");
+    }
+    Diagnostics diagnostics("");
+    YamlReader reader(diagnostics);
+    EgressScope holder;
+    read_rule(reader, node, path, holder);
+    if (!diagnostics.empty()) {
+        std::string message;
+        for (const auto& d : diagnostics.sorted()) message += (message.empty() ? "" : "\n") + format_diagnostic(d);
+        return make_error(ErrorCode::InvalidConfig, message);
+    }
+    if (holder.rules.size() != 1) return make_error(ErrorCode::InvalidConfig, path + ": not a rule");
+    return std::move(holder.rules.front());
+}
+
 void parse_egress(YamlReader& reader, const YAML::Node& node, Config& config) {
     const std::string path = "egress";
     if (!reader.expect_map(node, path)) return;

@@ -7,8 +7,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr Command kCommands[] = {Command::reload,        Command::status,    Command::inspect_stop,
-                                 Command::inspect_start, Command::ha_status, Command::ha_failover};
+constexpr Command kCommands[] = {Command::reload,       Command::status,        Command::inspect_stop,
+                                 Command::inspect_start, Command::ha_status,     Command::ha_failover,
+                                 Command::egress_add,    Command::egress_delete, Command::egress_replace};
 
 // A field the schema requires, of the type it requires; an Error naming it otherwise.
 template <typename T>
@@ -37,6 +38,9 @@ const char* command_name(Command command) {
     case Command::inspect_start: return "inspect-start";
     case Command::ha_status: return "ha-status";
     case Command::ha_failover: return "ha-failover";
+    case Command::egress_add: return "egress-add";
+    case Command::egress_delete: return "egress-delete";
+    case Command::egress_replace: return "egress-replace";
     }
     return "?";
 }

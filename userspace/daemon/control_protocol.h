@@ -26,6 +26,9 @@ enum class Command {
     inspect_start,  // bring it back
     ha_status,      // the HA agent's state (reply.state: JSON text)
     ha_failover,    // planned switchover of `argument` ("" = every group this node carries)
+    egress_add,     // argument: {"scope", "rule" (YAML), "at" (1-based position, 0 = the end)}
+    egress_delete,  // argument: {"scope", "rule"}: every rule equal to it; none is not an error
+    egress_replace, // argument: {"scope", "index" (1-based), "rule"}
 };
 
 const char* command_name(Command command);
@@ -33,7 +36,7 @@ const char* command_name(Command command);
 struct Request {
     int version = kProtocolVersion;
     Command command = Command::status;
-    std::string argument;  // ha_failover: the group; "" otherwise
+    std::string argument;  // ha_failover: the group; egress_*: a JSON object (above); "" otherwise
 };
 
 // One problem of a refused config, as `sluice check --json` reports it.

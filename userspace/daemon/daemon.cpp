@@ -65,6 +65,7 @@ private:
 
     Status start_agent();
     control::Reply ha_status();
+    control::Reply egress_change(const control::Request& request);
     control::Reply ha_failover(const std::string& group);
 
     RunOptions options_;
@@ -198,11 +199,42 @@ control::Reply Daemon::answer(const control::Request& request) {
     case control::Command::inspect_start: return hold_stage(false);
     case control::Command::ha_status: return ha_status();
     case control::Command::ha_failover: return ha_failover(request.argument);
+    case control::Command::egress_add:
+    case control::Command::egress_delete:
+    case control::Command::egress_replace: return egress_change(request);
     case control::Command::status: break;
     }
     control::Reply reply;
     reply.ok = true;
     reply.state = nlohmann::json(state_of(options_, paths_, *parts_, reloads_, last_reload_)).dump();
+    return reply;
+}
+
+control::Reply Daemon::egress_change(const control::Request& request) {
+    control::Reply reply;
+    const nlohmann::json arg = nlohmann::json::parse(request.argument, nullptr, false);
+    if (!arg.is_object() || !arg.contains("scope") || !arg["scope"].is_string() || !arg.contains("rule") ||
+        !arg["rule"].is_string()) {
+        reply.message = "egress: the request needs a scope and a rule";
+        return reply;
+    }
+    size_t position = 0;
+    for (const char* key : {"at", "index"})
+        if (arg.contains(key)) {
+            if (!arg[key].is_number_unsigned()) {
+                reply.message = std::string("egress: \"") + key + "\" must be a positive rule number";
+                return reply;
+            }
+            position = arg[key].get<size_t>();
+        }
+    const auto change = request.command == control::Command::egress_add      ? EgressHost::RuleChange::add
+                        : request.command == control::Command::egress_delete ? EgressHost::RuleChange::remove
+                                                                             : EgressHost::RuleChange::replace;
+    auto done = parts_->egress.change_rule(change, arg["scope"].get<std::string>(), arg["rule"].get<std::string>(), position);
+    reply.ok = done.ok();
+    reply.message = done ? done.value() : done.error().message;
+    daemon_log("egress: " + reply.message);
+    publish();
     return reply;
 }
 

@@ -4,9 +4,11 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
+#include "compiler/compile_egress.h"
 #include "daemon/daemon_log.h"
 #include "inspect/session_link.h"
 #include "loader/egress_tables.h"
@@ -63,6 +65,7 @@ Status EgressHost::write_proxy_config(bool up, uint16_t port) const {
 }
 
 Status EgressHost::adopt(const config::Config& applied) {
+    config_ = std::make_shared<const config::Config>(applied);
     const bool wanted = applied.egress.enabled && !applied.egress.scopes.empty();
     // Scopes whose id now means something else, or whose rules changed,
     // forget what they learned; so does every scope when egress goes.
@@ -114,6 +117,61 @@ Status EgressHost::adopt(const config::Config& applied) {
     return {};
 }
 
+Result<std::string> EgressHost::change_rule(RuleChange change, const std::string& scope_name,
+                                            const std::string& rule_yaml, size_t position) {
+    if (!config_ || !config_->egress.enabled || config_->egress.scopes.empty())
+        return make_error(ErrorCode::NotFound, "the running config has no egress scopes");
+    config::Config next = *config_;
+    auto& scopes = next.egress.scopes;
+    auto scope = std::find_if(scopes.begin(), scopes.end(), [&](const auto& s) { return s.name == scope_name; });
+    if (scope == scopes.end()) {
+        std::string names;
+        for (const auto& s : scopes) names += (names.empty() ? "" : ", ") + s.name;
+        return make_error(ErrorCode::NotFound, "no egress scope \"" + scope_name + "\" (scopes: " + names + ")");
+    }
+    auto& rules = scope->rules;
+    const std::string path = "egress.scopes." + scope_name + ".rules";
+    auto rule = config::parse_egress_rule(rule_yaml, path + "[" + std::to_string(position ? position - 1 : rules.size()) + "]");
+    if (!rule) return rule.error();
+    std::string message;
+    switch (change) {
+    case RuleChange::add:
+        if (position > rules.size() + 1)
+            return make_error(ErrorCode::InvalidConfig, "position " + std::to_string(position) + " is past the end: scope " +
+                                                            scope_name + " has " + std::to_string(rules.size()) + " rules");
+        if (rules.size() >= config::kMaxEgressRulesPerScope)
+            return make_error(ErrorCode::InvalidConfig, "scope " + scope_name + " has the most rules it may have (" +
+                                                            std::to_string(config::kMaxEgressRulesPerScope) + ")");
+        rules.insert(position ? rules.begin() + long(position - 1) : rules.end(), rule.value());
+        message = "added to scope " + scope_name + " as rule " + std::to_string(position ? position : rules.size()) + ": " +
+                  config::rule_text(rule.value());
+        break;
+    case RuleChange::remove: {
+        const size_t before = rules.size();
+        std::erase_if(rules, [&](const config::EgressRule& r) { return config::same_rule(r, rule.value()); });
+        if (rules.size() == before) return "scope " + scope_name + " has no rule " + config::rule_text(rule.value()) + ": nothing to delete";
+        message = "deleted " + std::to_string(before - rules.size()) + " rule(s) from scope " + scope_name + ": " +
+                  config::rule_text(rule.value());
+        break;
+    }
+    case RuleChange::replace:
+        if (position == 0 || position > rules.size())
+            return make_error(ErrorCode::NotFound, "scope " + scope_name + " has no rule " + std::to_string(position) +
+                                                       " (it has " + std::to_string(rules.size()) + ")");
+        message = "replaced rule " + std::to_string(position) + " of scope " + scope_name + " (" +
+                  config::rule_text(rules[position - 1]) + ") with " + config::rule_text(rule.value());
+        rules[position - 1] = rule.value();
+        break;
+    }
+    for (size_t i = 0; i < rules.size(); ++i) rules[i].path = path + "[" + std::to_string(i) + "]";
+    auto compiled = compiler::compile_egress(next);
+    if (!compiled) return compiled.error();
+    if (auto s = write_egress_tables(dp_, compiled.value()); !s) return s.error();
+    if (auto s = prune_egress_tables(dp_, compiled.value()); !s) return s.error();
+    if (auto s = adopt(next); !s) return s.error();
+    return message;
+}
+
 void EgressHost::tick() { (void)learned_.expire(); }
 
 void EgressHost::stop() {
@@ -158,11 +216,13 @@ nlohmann::json EgressHost::published() const {
                             {"expires_in_s", std::chrono::duration<double>(e.remaining).count()},
                             {"ports", ports}});
         }
+        json rules = json::array();
+        for (const auto& r : s.rules) rules.push_back(config::rule_text(r));
         scopes.push_back({{"name", s.name},
                           {"id", s.id},
                           {"zone", s.from.name},
                           {"default", config::to_string(s.default_action)},
-                          {"rules", s.rules.size()},
+                          {"rules", rules},
                           {"learned", list}});
     }
     j["scopes"] = scopes;

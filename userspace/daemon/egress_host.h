@@ -27,6 +27,15 @@ public:
 
     // The applied config's egress section: starts, updates or stops the proxy.
     Status adopt(const config::Config& applied);
+    // A rule change without a reload (`sluice egress add|delete|replace`):
+    // the running config with the change is checked and compiled as a
+    // reload's would be, then the tables and the proxy take it; on an error
+    // nothing changes. Deleting a rule that is not there is not an error. The
+    // next reload applies the file again (the change is not written to it).
+    enum class RuleChange { add, remove, replace };
+    Result<std::string> change_rule(RuleChange change, const std::string& scope, const std::string& rule_yaml,
+                                    size_t position);
+
     // Once per daemon loop: expired learned addresses go.
     void tick();
     void stop();
@@ -38,6 +47,7 @@ private:
     Status write_proxy_config(bool up, uint16_t port) const;
 
     const Datapath& dp_;
+    std::shared_ptr<const config::Config> config_;  // the running config (with runtime rule changes)
     egress::LearnedAddresses learned_;
     std::shared_ptr<const config::Egress> policy_;
     std::unique_ptr<egress::DnsProxy> proxy_;
