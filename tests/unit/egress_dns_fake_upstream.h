@@ -101,6 +101,18 @@ inline uint16_t port_of(int fd) {
                                          : reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port);
 }
 
+// A socket bound to the loopback port, or -1 when the port is taken.
+inline int try_bind(int family, int type, uint16_t port) {
+    int fd = socket(family, type | SOCK_CLOEXEC, 0);
+    int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+    socklen_t len = 0;
+    sockaddr_storage ss = loopback(family, port, len);
+    if (bind(fd, reinterpret_cast<sockaddr*>(&ss), len) == 0) return fd;
+    close(fd);
+    return -1;
+}
+
 inline int bound_socket(int family, int type, uint16_t port = 0) {
     int fd = socket(family, type | SOCK_CLOEXEC, 0);
     int on = 1;
@@ -131,9 +143,11 @@ inline Wire ask_udp(uint16_t port, const Wire& query, std::chrono::milliseconds 
     return out;
 }
 
-// Reads one length-prefixed message from a blocking TCP socket.
-inline Wire read_tcp_message(int fd, std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
-    sluice::egress::FrameReader reader;
+// Reads one length-prefixed message from a TCP socket. `reader` keeps what
+// arrived beyond that message for the next call (several answers may come in
+// one segment): pass the same one for every message of a connection.
+inline Wire read_tcp_message(int fd, sluice::egress::FrameReader& reader,
+                             std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
     const auto until = Clock::now() + timeout;
     while (Clock::now() < until) {
         if (auto m = reader.next()) return *m;
@@ -145,6 +159,12 @@ inline Wire read_tcp_message(int fd, std::chrono::milliseconds timeout = std::ch
         reader.append(buf, static_cast<size_t>(n));
     }
     return {};
+}
+
+// One message on a connection that carries only one.
+inline Wire read_tcp_message(int fd, std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+    sluice::egress::FrameReader reader;
+    return read_tcp_message(fd, reader, timeout);
 }
 
 inline int connect_tcp(uint16_t port, int family = AF_INET) {
@@ -168,9 +188,15 @@ inline Wire ask_tcp(uint16_t port, const Wire& query, int family = AF_INET) {
 class FakeUpstream {
 public:
     FakeUpstream() {
-        udp_ = bound_socket(AF_INET, SOCK_DGRAM);
-        port_ = port_of(udp_);
-        tcp_ = bound_socket(AF_INET, SOCK_STREAM, port_);
+        // A port free for both: the UDP port picked may be some TCP
+        // connection's local port (the proxy's own connections upstream).
+        for (int attempt = 0; attempt < 50 && tcp_ < 0; ++attempt) {
+            if (udp_ >= 0) close(udp_);
+            udp_ = bound_socket(AF_INET, SOCK_DGRAM);
+            port_ = port_of(udp_);
+            tcp_ = try_bind(AF_INET, SOCK_STREAM, port_);
+        }
+        EXPECT_GE(tcp_, 0) << "no port free for both UDP and TCP";
         listen(tcp_, 512);
         pipe(wake_);
         thread_ = std::thread([this] { run(); });

@@ -306,8 +306,9 @@ TEST_F(EgressDnsProxy, TcpQueriesAreAnsweredAndSeveralMayShareAConnection) {
     both.insert(both.end(), second.begin(), second.end());
     send(fd, both.data(), both.size(), MSG_NOSIGNAL);
     std::map<uint16_t, ldns_pkt_rcode> rcodes;
+    FrameReader reader;
     for (int i = 0; i < 2; ++i) {
-        Wire reply = read_tcp_message(fd);
+        Wire reply = read_tcp_message(fd, reader);
         ASSERT_FALSE(reply.empty());
         Packet p = parse(reply);
         rcodes[ldns_pkt_id(p.get())] = ldns_pkt_get_rcode(p.get());
@@ -334,8 +335,9 @@ TEST_F(EgressDnsProxy, AHundredQueriesPipelinedOnOneHalfClosedConnectionAreAllAn
     ASSERT_EQ(send(fd, all.data(), all.size(), MSG_NOSIGNAL), static_cast<ssize_t>(all.size()));
     shutdown(fd, SHUT_WR);  // nothing more to ask; the answers must still come
     std::set<int> answered;
+    FrameReader reader;
     for (int i = 0; i < kQueries; ++i) {
-        Wire reply = read_tcp_message(fd, std::chrono::seconds(10));
+        Wire reply = read_tcp_message(fd, reader, std::chrono::seconds(10));
         if (reply.empty()) break;
         Packet p = parse(reply);
         const int id = ldns_pkt_id(p.get());
