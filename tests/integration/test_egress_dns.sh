@@ -14,7 +14,9 @@
 #     stall;
 #   - a learned address expires: new connections to it are dropped
 #     (drop-egress-not-learned), an established one goes on;
-#   - DNS over TLS (853) from a governed source is dropped.
+#   - DNS over TLS (853) from a governed source is dropped;
+#   - queries over TCP are steered and answered the same way;
+#   - rules added, deleted (twice: idempotent) and refused at run time.
 source "$(dirname "$0")/lib.sh"
 it_init egress_dns eg
 it_need_root_and_bpf
@@ -76,7 +78,7 @@ it_sluice_start "$IT_TMP/fw.yaml"
 resolve() {
     local fam=$1 name=$2 server=$WAN4 type=A
     [ "$fam" = 6 ] && server=$WAN6 && type=AAAA
-    lan drill -"$fam" "$name" @"$server" "$type" 2>&1 | awk '
+    lan drill ${RESOLVE_TCP:+-t} -"$fam" "$name" @"$server" "$type" 2>&1 | awk '
         /rcode:/ { for (i = 1; i <= NF; i++) if ($i == "rcode:") { rc = $(i + 1); sub(",", "", rc) } }
         /^;; ANSWER SECTION/ { answer = 1; next }
         /^;; / { answer = 0 }
@@ -102,6 +104,8 @@ for fam in 4 6; do
     it_expect_eq "$v: allowed.bench.test resolves through the proxy" "NOERROR $(a 201)" "$got"
     # A stall would be drill's own retry (5 s) or glibc's; the proxy's budget is 2 x 400 ms.
     it_check "$v: the lookup did not stall on the dead upstream (${ms} ms)" test "$ms" -lt 3000
+    it_expect_eq "$v: the same over TCP" "NOERROR $(a 201)" "$(RESOLVE_TCP=1 resolve $fam allowed.bench.test)"
+    it_expect_eq "$v: a denied name over TCP" NXDOMAIN "$(RESOLVE_TCP=1 resolve $fam other.bench.test)"
 
     # --- an address used directly, never resolved, is blocked; then it works --
     if [ "$fam" = 4 ]; then
