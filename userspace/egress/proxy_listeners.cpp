@@ -24,11 +24,7 @@ Result<int> open_plain(int family, int type, uint16_t port) {
     // would let another socket share the port and take queries.
     if (type == SOCK_STREAM) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
     if (family == AF_INET6) setsockopt(fd, SOL_IPV6, IPV6_V6ONLY, &on, sizeof(on));
-    inspect::Endpoint local;
-    local.family = family;
-    if (family == AF_INET) local.addr[0] = htonl(INADDR_LOOPBACK);
-    else local.addr[3] = htonl(1);
-    local.port = htons(port);
+    const inspect::Endpoint local = inspect::loopback_endpoint(family, port);
     socklen_t len = 0;
     sockaddr_storage ss = local.sockaddr(len);
     if (bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0) {

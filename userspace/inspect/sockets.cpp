@@ -82,17 +82,22 @@ Result<int> open_stage_listener(int family, int type, uint16_t port_host_order) 
                                    : set_int(fd, SOL_IPV6, IPV6_RECVORIGDSTADDR, 1, "IPV6_RECVORIGDSTADDR");
         if (!s) return fail(s.error());
     }
-    Endpoint local;
-    local.family = family;
-    if (family == AF_INET) local.addr[0] = htonl(INADDR_LOOPBACK);
-    else local.addr[3] = htonl(1);
-    local.port = htons(port_host_order);
+    const Endpoint local = loopback_endpoint(family, port_host_order);
     socklen_t len = 0;
     sockaddr_storage ss = local.sockaddr(len);
     if (bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0)
         return fail(sys_error("inspection stage: bind " + local.text()));
     if (type == SOCK_STREAM && listen(fd, 4096) != 0) return fail(sys_error("inspection stage: listen"));
     return fd;
+}
+
+Endpoint loopback_endpoint(int family, uint16_t port_host_order) {
+    Endpoint e;
+    e.family = family;
+    if (family == AF_INET) e.addr[0] = htonl(INADDR_LOOPBACK);
+    else e.addr[3] = htonl(1);
+    e.port = htons(port_host_order);
+    return e;
 }
 
 Result<uint16_t> bound_port(int fd) {

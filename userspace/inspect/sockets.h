@@ -38,6 +38,8 @@ Result<int> open_transparent(int type, const Endpoint& local);
 Status connect_to(int fd, const Endpoint& remote);  // non-blocking: EINPROGRESS is fine
 
 Endpoint local_endpoint(int fd);
+// 127.0.0.1 or ::1 at port (host order): where the stage's and the DNS proxy's listeners are.
+Endpoint loopback_endpoint(int family, uint16_t port_host_order);
 Endpoint peer_endpoint(int fd);
 
 // Close with RST to the peer (SO_LINGER 0).
