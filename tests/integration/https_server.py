@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A small HTTPS server for the egress tests: answers every GET or HEAD with
 200 and a body naming the address it was reached on, so a test can tell which
-server a name led to. Listens on [::]:PORT for both families.
+server a name led to. Listens on [::]:PORT for both families. A GET or HEAD of
+/bytes/N answers instead with a body of N bytes (at most 1 GiB), for
+`sluice bench egress`'s download scenario.
 
 usage: https_server.py CERT KEY PORT
 """
@@ -11,8 +13,33 @@ import ssl
 import sys
 
 
+CHUNK = b"x" * 65536
+MAX_BYTES = 1 << 30
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
+    def _sized(self, body: bool) -> bool:
+        """Answers /bytes/N with N bytes; False for any other path."""
+        if not self.path.startswith("/bytes/"):
+            return False
+        try:
+            size = int(self.path[len("/bytes/"):])
+        except ValueError:
+            return False
+        if size < 0 or size > MAX_BYTES:
+            return False
+        self.send_response(200)
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        while body and size > 0:
+            n = min(size, len(CHUNK))
+            self.wfile.write(CHUNK[:n] if n < len(CHUNK) else CHUNK)
+            size -= n
+        return True
+
     def _answer(self, body: bool) -> None:
+        if self._sized(body):
+            return
         address = self.connection.getsockname()[0]
         if address.startswith("::ffff:"):  # an IPv4 client on the dual-stack socket
             address = address[len("::ffff:"):]
