@@ -3,9 +3,11 @@
 200 and a body naming the address it was reached on, so a test can tell which
 server a name led to. Listens on [::]:PORT for both families. A GET or HEAD of
 /bytes/N answers instead with a body of N bytes (at most 1 GiB), for
-`sluice bench egress`'s download scenario.
+`sluice bench egress`'s download scenario. BACKLOG, when given, is the
+listen queue's length (default: socketserver's 5, too short for 100 clients
+connecting at once: the overflow's SYNs are dropped and retried after 1 s).
 
-usage: https_server.py CERT KEY PORT
+usage: https_server.py CERT KEY PORT [BACKLOG]
 """
 import http.server
 import socket
@@ -71,6 +73,8 @@ class DualStackServer(http.server.ThreadingHTTPServer):
 
 def main() -> None:
     cert, key, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    if len(sys.argv) > 4:
+        DualStackServer.request_queue_size = int(sys.argv[4])
     server = DualStackServer(("::", port), Handler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)

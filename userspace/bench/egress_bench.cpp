@@ -532,7 +532,9 @@ Status run_egress(BenchRun& run, const Options& o) {
                                "/CN=bench.test", "-keyout", key, "-out", cert});
         !s)
         return s;
-    auto https = lab.start("wan", {"python3", server, cert, key, "443"}, "https");
+    // A listen queue for every client at once (socketserver's default of 5
+    // would drop the rest's SYNs, and each would wait 1 s to retry).
+    auto https = lab.start("wan", {"python3", server, cert, key, "443", "1024"}, "https");
     if (!https) return https.error();
     auto auth = lab.start("wan",
                           {"dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--pid-file=", "--user=root",
