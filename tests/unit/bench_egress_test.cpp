@@ -166,8 +166,18 @@ TEST(BenchEgress, ReportsMediansAgainstBaselineAndTheGoal) {
                      {"failed", 0},
                      {"mib_per_second", 90.0 + d}});
     }
+    r[1]["v4_avg_ms"] = 150.0;
+    r[1]["v4_dns_avg_ms"] = 20.0;
+    r[1]["v6_avg_ms"] = 170.0;
+    r[1]["v6_dns_avg_ms"] = 30.0;
+    r[2]["v4_dns_avg_ms"] = 22.0;
     const std::string text = egress_report(r);
     EXPECT_NE(text.find("### Egress by name, 2026-12-05 21:00 UTC"), std::string::npos) << text;
+    // The families apart (one round of them here).
+    EXPECT_NE(text.find("| baseline (forwarding resolver, no filter) | 150 | 20.0 | - | 170 | 30.0 | - |"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("| sluice dns+enforce | - | 22.0 (+10 %) | - | - | - | - |"), std::string::npos) << text;
     EXPECT_NE(text.find("3.5 % busy at the quiet gate"), std::string::npos) << text;
     // The table in the order, with the change against baseline.
     const auto base = text.find("| baseline (forwarding resolver, no filter) | 88 | 160 | 150 | 316 | 24.8 | 57 | 3 |");

@@ -91,6 +91,25 @@ std::string egress_report(const std::vector<nlohmann::json>& records) {
     }
     out << t.str() << "\n";
 
+    // The families apart: IPv4 clients ask A, IPv6 clients A and AAAA.
+    const std::vector<std::string> family_fields{"v4_avg_ms", "v4_dns_avg_ms", "v4_dns_p99_ms",
+                                                 "v6_avg_ms", "v6_dns_avg_ms", "v6_dns_p99_ms"};
+    const auto fbase = medians(records, "baseline", "requests", family_fields);
+    if (fbase.rounds) {
+        MarkdownTable f({"mode", "IPv4 avg ms", "IPv4 lookup avg ms", "IPv4 lookup P99 ms", "IPv6 avg ms",
+                         "IPv6 lookup avg ms", "IPv6 lookup P99 ms"});
+        for (const auto& mode : egress_modes()) {
+            auto row = medians(records, mode, "requests", family_fields);
+            if (!row.rounds) continue;
+            const bool is_base = mode == "baseline";
+            f.row({egress_mode_label(mode), cell(row, fbase, "v4_avg_ms", 0, is_base),
+                   cell(row, fbase, "v4_dns_avg_ms", 1, is_base), cell(row, fbase, "v4_dns_p99_ms", 0, is_base),
+                   cell(row, fbase, "v6_avg_ms", 0, is_base), cell(row, fbase, "v6_dns_avg_ms", 1, is_base),
+                   cell(row, fbase, "v6_dns_p99_ms", 0, is_base)});
+        }
+        out << "By family (each family's requests of a batch apart; medians over rounds):\n\n" << f.str() << "\n";
+    }
+
     const auto dbase = medians(records, "baseline", "download", {"mib_per_second"});
     MarkdownTable d({"mode", "download MiB/s", "rounds"});
     bool any_download = false;
