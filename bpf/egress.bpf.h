@@ -20,6 +20,7 @@
 /* egress_judge's verdicts besides a STAT_DROP_* reason. */
 #define EGRESS_PASS 0
 #define EGRESS_STEER_DNS 1
+#define EGRESS_VERIFY_SNI 2 /* passes, through the stage's SNI check */
 
 static __always_inline struct egress_config *egress_config(void)
 {
@@ -127,6 +128,10 @@ static __always_inline int egress_judge(const struct packet_ctx *pc, const struc
 	learned = egress_learned_of(pc, scope->scope_id);
 	if (learned && learned->expires_ns > now && egress_learned_ports_ok(learned, ported, port)) {
 		count(STAT_EGRESS_LEARNED_PASS);
+		/* A learned address may be shared (a CDN): the name the client
+		 * asks that server for must be one the scope allows too. */
+		if (scope->verify_sni && pc->protocol == IPPROTO_TCP && port == EGRESS_TLS_PORT)
+			return EGRESS_VERIFY_SNI;
 		return EGRESS_PASS;
 	}
 	return scope->default_allow ? EGRESS_PASS : STAT_DROP_EGRESS_NOT_LEARNED;

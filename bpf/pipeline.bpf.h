@@ -336,6 +336,11 @@ int HOOK_PROG(policy)(hook_ctx *ctx)
 			action = POLICY_ACTION_INSPECT;
 			ruleset_id = SLUICE_EGRESS_DNS_RULESET_BASE | scope->scope_id;
 			count(STAT_EGRESS_DNS_STEERED);
+		} else if (verdict == EGRESS_VERIFY_SNI) {
+			if (action == POLICY_ACTION_PERMIT) {
+				action = POLICY_ACTION_INSPECT;
+				ruleset_id = SLUICE_EGRESS_SNI_RULESET_BASE | scope->scope_id;
+			}
 		} else if (verdict != EGRESS_PASS &&
 			   (action == POLICY_ACTION_PERMIT || action == POLICY_ACTION_INSPECT)) {
 			frag_record(pc, FRAG_VERDICT_DROP, now);

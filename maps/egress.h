@@ -27,6 +27,12 @@
  * session. Above every inspection ruleset id (maps/punt.h SLUICE_MAX_RULESETS). */
 #define SLUICE_EGRESS_DNS_RULESET_BASE 0xff00
 #define SLUICE_EGRESS_DNS_RULESET_MASK 0xff00
+/* verify-sni: a TLS flow (TCP 443) a learned address admitted is punted to
+ * the inspection stage with this ruleset id (BASE | scope id), which reads
+ * its ClientHello's SNI, resets it when the scope does not allow the name,
+ * and otherwise hands it back to the fast path. */
+#define SLUICE_EGRESS_SNI_RULESET_BASE 0xfe00
+#define EGRESS_TLS_PORT 443
 
 /* egress_sources_v4/v6 (LPM): (zone, source prefix) → the scope governing
  * it. A scope without sources has the zone's /0. prefixlen counts the zone's
@@ -46,7 +52,8 @@ struct egress_source_key_v6 {
 struct egress_scope_ref {
 	__u8 scope_id;     /* 1..255 */
 	__u8 default_allow;/* no rule and nothing learned: 1 pass, 0 drop */
-	__u8 pad[2];
+	__u8 verify_sni;   /* TCP 443 to a learned address goes through the stage's SNI check */
+	__u8 pad;
 };
 
 struct egress_port_range {

@@ -8,7 +8,7 @@ packages=(
   build-essential cmake pkg-config clang llvm
   libbpf-dev bpftool libxdp-dev libelf-dev zlib1g-dev linux-libc-dev
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
-  libnl-3-dev libnl-route-3-dev libhyperscan-dev libldns-dev
+  libnl-3-dev libnl-route-3-dev libhyperscan-dev libldns-dev libssl-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # the Debian package: cpack's DEB generator runs dpkg-shlibdeps and file
   dpkg-dev file

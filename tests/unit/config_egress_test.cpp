@@ -1,6 +1,6 @@
 // The egress: section (docs/egress.md): names and patterns, the model a good
 // file parses into, most-specific-match decisions, and every kind of mistake reported
-// at its position; and the compiler's refusal of verify-sni while nothing enforces it.
+// at its position; and that a good file compiles.
 #include <gtest/gtest.h>
 
 #include "compiler/compile.h"
@@ -242,18 +242,15 @@ TEST(ConfigEgress, RuleMistakesNameTheRule) {
               0u);
 }
 
-TEST(ConfigEgress, TheCompilerRefusesVerifySniUntilItIsEnforced) {
+TEST(ConfigEgress, AGoodFileCompilesEgressAndAll) {
     const Config c = parsed(kGood);
     auto compiled = sluice::compiler::compile(c, 0);
-    ASSERT_FALSE(compiled.ok());
-    EXPECT_NE(compiled.error().message.find("verify-sni is not enforced by this version"), std::string::npos)
-        << compiled.error().message;
-    ASSERT_TRUE(compiled.error().where.has_value());
-    EXPECT_EQ(compiled.error().where->path, "egress.scopes.builds.verify-sni");
-    // Without it the same file compiles, egress and all.
-    Config without = c;
-    without.egress.scopes[0].verify_sni = false;
-    auto ok = sluice::compiler::compile(without, 0);
-    ASSERT_TRUE(ok.ok()) << ok.error().message;
-    EXPECT_TRUE(ok->egress.enabled);
+    ASSERT_TRUE(compiled.ok()) << compiled.error().message;
+    EXPECT_TRUE(compiled->egress.enabled);
+    // builds (verify-sni) governs its address-book prefix of trust; guests all of untrust.
+    ASSERT_FALSE(compiled->egress.sources_v4.empty());
+    EXPECT_EQ(compiled->egress.sources_v4[0].second.scope_id, 1);
+    EXPECT_EQ(compiled->egress.sources_v4[0].second.verify_sni, 1);
+    EXPECT_EQ(compiled->egress.sources_v4.back().second.scope_id, 2);
+    EXPECT_EQ(compiled->egress.sources_v4.back().second.verify_sni, 0);
 }

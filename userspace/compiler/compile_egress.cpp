@@ -69,9 +69,6 @@ Result<CompiledEgress> compile_egress(const config::Config& config) {
     std::map<std::pair<uint16_t, config::Prefix>, const config::EgressScope*> governed;
     for (const auto& scope : egress.scopes) {
         const std::string path = "egress.scopes." + scope.name;
-        if (scope.verify_sni)
-            return at(config, scope.location, path + ".verify-sni",
-                      "verify-sni is not enforced by this version of sluice (issue 20): remove it to run this file");
         const uint16_t zone = zone_id(config, scope.from.name);
         if (!zone) return at(config, scope.from.location, path + ".from", "unknown zone \"" + scope.from.name + "\"");
         auto sources = resolve_addresses(config, scope.source);
@@ -83,7 +80,7 @@ Result<CompiledEgress> compile_egress(const config::Config& config) {
             prefixes = {v4, v6};
         }
         const egress_scope_ref ref{scope.id, static_cast<uint8_t>(scope.default_action == config::EgressAction::allow),
-                                   {0, 0}};
+                                   static_cast<uint8_t>(scope.verify_sni ? 1 : 0), 0};
         for (const auto& p : prefixes) {
             auto [it, fresh] = governed.emplace(std::make_pair(zone, p), &scope);
             if (!fresh)

@@ -39,7 +39,9 @@ namespace {
 struct Parts {
     explicit Parts(std::unique_ptr<Datapath> dp, const std::string& config_path, const InstancePaths& paths)
         : datapath(std::move(dp)), attachments(*datapath), inspection(*datapath, paths), egress(*datapath),
-          nat(*datapath), applier(config_path, *datapath, attachments, inspection, egress, nat) {}
+          nat(*datapath), applier(config_path, *datapath, attachments, inspection, egress, nat) {
+        egress.on_policy_change([this](std::shared_ptr<const config::Egress> p) { inspection.update_egress_policy(p); });
+    }
     std::unique_ptr<Datapath> datapath;  // the BPF object, its pins and its maps
     InterfaceAttachments attachments;    // programs on the config's interfaces
     InspectionHost inspection;           // the inspection stage and ruleset ids

@@ -169,6 +169,7 @@ Result<std::string> EgressHost::change_rule(RuleChange change, const std::string
     if (auto s = write_egress_tables(dp_, compiled.value()); !s) return s.error();
     if (auto s = prune_egress_tables(dp_, compiled.value()); !s) return s.error();
     if (auto s = adopt(next); !s) return s.error();
+    if (policy_listener_) policy_listener_(policy_);
     return message;
 }
 

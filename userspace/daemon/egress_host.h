@@ -5,6 +5,7 @@
 // learned (its entries were allowed by rules that are gone).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,6 +37,12 @@ public:
     Result<std::string> change_rule(RuleChange change, const std::string& scope, const std::string& rule_yaml,
                                     size_t position);
 
+    // Called with the new policy after a rule change at run time (the
+    // inspection stage's SNI checks follow it).
+    void on_policy_change(std::function<void(std::shared_ptr<const config::Egress>)> listener) {
+        policy_listener_ = std::move(listener);
+    }
+
     // Once per daemon loop: expired learned addresses go.
     void tick();
     void stop();
@@ -53,7 +60,7 @@ private:
     std::unique_ptr<egress::DnsProxy> proxy_;
     std::shared_ptr<PuntRoutingLease> routing_;
     std::map<uint8_t, std::string> scope_fingerprints_;  // id -> what its learning depended on
-    std::string last_error_;
+    std::function<void(std::shared_ptr<const config::Egress>)> policy_listener_;
 };
 
 }  // namespace sluice

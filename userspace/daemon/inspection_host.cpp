@@ -1,5 +1,6 @@
 #include "daemon/inspection_host.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -43,6 +44,10 @@ Status InspectionHost::adopt(const config::Config& applied, std::shared_ptr<cons
     return sync();
 }
 
+void InspectionHost::update_egress_policy(std::shared_ptr<const config::Egress> policy) {
+    if (rulesets_ && rulesets_->egress_policy) rulesets_->egress_policy->policy.store(std::move(policy));
+}
+
 Status InspectionHost::hold(bool held) {
     held_ = held;
     ++changes_;
@@ -54,10 +59,10 @@ void InspectionHost::check_load() {
 }
 
 Status InspectionHost::sync() {
-    if (!rulesets_ || rulesets_->rulesets.empty() || held_) {
+    if (!rulesets_ || (rulesets_->rulesets.empty() && rulesets_->sni_gates.empty()) || held_) {
         if (stage_)
             daemon_log(held_ ? "inspection stage stopped by the operator: punted flows get their ruleset's fail-mode"
-                             : "inspection stage stopped: the config has no inspect rulesets");
+                             : "inspection stage stopped: the config has no inspect rulesets or egress verify-sni");
         stage_.reset();
         return {};
     }
@@ -78,6 +83,9 @@ Status InspectionHost::sync() {
     stage_ = std::move(stage.value());
     daemon_log("inspection stage running: " + std::to_string(stage_->worker_count()) + " workers, " +
                std::to_string(rulesets_->rulesets.size()) + " rulesets, " +
+               std::to_string(std::count_if(rulesets_->sni_gates.begin(), rulesets_->sni_gates.end(),
+                                            [](const auto& g) { return g != nullptr; })) +
+               " egress SNI checks, " +
                std::to_string(rulesets_->pattern_count()) + " patterns");
     return {};
 }

@@ -32,6 +32,9 @@ public:
     // The applied config's rulesets: starts, updates or stops the stage.
     Status adopt(const config::Config& applied, std::shared_ptr<const inspect::CompiledRulesets> rulesets);
 
+    // The egress rules changed at run time: the SNI checks decide with these.
+    void update_egress_policy(std::shared_ptr<const config::Egress> policy);
+
     // `sluice inspect stop|start`: held, the stage stays down until released.
     Status hold(bool held);
 

@@ -55,12 +55,38 @@ ScanOutcome DirectionScan::judge(const Result<Matches>& matches, size_t bytes) {
     return out;
 }
 
+ScanOutcome DirectionScan::judge_client_hello(std::span<const uint8_t> bytes) {
+    ScanOutcome out;
+    if (counters_) slot_.add(Counter::bytes_client_to_server, bytes.size());
+    const auto state = client_hello_->feed(bytes);
+    if (state == ClientHelloReader::State::need_more) return out;
+    const bool allowed = state == ClientHelloReader::State::done && ruleset_->sni_gate->allows(client_hello_->sni());
+    client_hello_.reset();
+    if (!allowed) {
+        // Not TLS, no SNI, or a name the scope does not allow: the client
+        // is reset (the relay's block() counts it).
+        out.block = Action::reject;
+        return out;
+    }
+    offloaded_ = true;
+    out.offload = true;
+    if (counters_) slot_.add(Counter::offloaded);
+    return out;
+}
+
 ScanOutcome DirectionScan::feed(std::span<const uint8_t> bytes, Scratch& scratch) {
+    if (client_hello_) return judge_client_hello(bytes);
     if (offloaded_ || !stream_) return {};
     return judge(stream_->scan(bytes, scratch), bytes.size());
 }
 
 ScanOutcome DirectionScan::finish(Scratch& scratch) {
+    if (client_hello_) {
+        // The client ended before its ClientHello was complete: nothing
+        // was judged allowed, so nothing more goes through.
+        client_hello_.reset();
+        return {.block = Action::reject, .offload = false};
+    }
     if (offloaded_ || !stream_ || !stream_->is_open()) return {};
     return judge(stream_->close(scratch), 0);
 }

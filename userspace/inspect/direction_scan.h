@@ -9,6 +9,7 @@
 
 #include "inspect/scanner.h"
 #include "inspect/stage_context.h"
+#include "inspect/tls_client_hello.h"
 
 namespace sluice::inspect {
 
@@ -46,7 +47,7 @@ public:
     bool offloaded() const { return offloaded_; }
     // Patterns still watch this direction: the ruleset has some for it and
     // inspect-bytes has not been reached.
-    bool needs_scanning() const { return !offloaded_ && database() != nullptr; }
+    bool needs_scanning() const { return !offloaded_ && (database() != nullptr || client_hello_ != nullptr); }
     void share(std::shared_ptr<FlowMatches> m) { flow_ = std::move(m); }
     const CompiledRuleset& ruleset() const { return *ruleset_; }
 
@@ -58,7 +59,11 @@ private:
           stream_(std::move(stream)),
           counters_(counters),
           // Found once: slot() takes the table's lock, the counters themselves don't.
-          slot_(counters ? counters->slot(ruleset_->name) : CounterSlotRef(nullptr)) {}
+          slot_(counters ? counters->slot(ruleset_->name) : CounterSlotRef(nullptr)) {
+        if (ruleset_->sni_gate && side_ == Direction::client_to_server) client_hello_ = std::make_unique<ClientHelloReader>();
+    }
+    // An egress SNI check's client direction: the ClientHello decides.
+    ScanOutcome judge_client_hello(std::span<const uint8_t> bytes);
     ScanOutcome judge(const Result<Matches>& matches, size_t bytes);
     const std::shared_ptr<const HsDatabase>& database() const;
 
@@ -70,6 +75,7 @@ private:
     uint64_t clean_bytes_ = 0;
     bool offloaded_ = false;
     std::shared_ptr<FlowMatches> flow_;
+    std::unique_ptr<ClientHelloReader> client_hello_;  // the SNI check's reader, until it decided
 };
 
 }  // namespace sluice::inspect

@@ -2,7 +2,12 @@
 
 #include <hs/hs.h>
 
+#include "config/domain_name.h"
 #include "config/yaml_reader.h"
+
+extern "C" {
+#include "sluice_maps.h"
+}
 
 namespace sluice::inspect {
 namespace {
@@ -118,7 +123,22 @@ size_t HsDatabase::stream_size() const {
     return size;
 }
 
+bool SniGate::allows(std::string_view sni) const {
+    auto name = config::normalize_domain_name(sni);
+    auto policy = cell ? cell->policy.load() : nullptr;
+    if (!name || !policy) return false;  // no SNI, or not a name the policy can allow
+    for (const auto& blocked : policy->doh_blocklist)
+        if (blocked.matches(name.value())) return false;
+    for (const auto& scope : policy->scopes)
+        if (scope.id == scope_id) return config::decide_name(scope, name.value()).action == config::EgressAction::allow;
+    return false;
+}
+
 std::shared_ptr<const CompiledRuleset> CompiledRulesets::find(uint16_t id) const {
+    if ((id & 0xff00) == SLUICE_EGRESS_SNI_RULESET_BASE) {
+        const size_t scope = id & 0xff;
+        return scope == 0 || scope > sni_gates.size() ? nullptr : sni_gates[scope - 1];
+    }
     if (id == 0 || id > rulesets.size()) return nullptr;
     return rulesets[id - 1];  // null for an id no ruleset has
 }
@@ -129,6 +149,31 @@ size_t CompiledRulesets::pattern_count() const {
         if (ruleset) count += ruleset->patterns.size();
     return count;
 }
+
+namespace {
+
+// One pattern-less ruleset per egress scope with verify-sni: the stage's
+// counters and fail-mode (closed) follow it like any ruleset's; inspect-bytes
+// 1 hands the connection back once the ClientHello was judged.
+void add_sni_gates(const config::Config& config, CompiledRulesets& compiled) {
+    if (!config.egress.enabled) return;
+    auto cell = std::make_shared<EgressPolicyCell>();
+    cell->policy.store(std::make_shared<const config::Egress>(config.egress));
+    for (const auto& scope : config.egress.scopes) {
+        if (!scope.verify_sni) continue;
+        compiled.egress_policy = cell;
+        auto out = std::make_shared<CompiledRuleset>();
+        out->name = "egress-sni:" + scope.name;
+        out->id = static_cast<uint16_t>(SLUICE_EGRESS_SNI_RULESET_BASE | scope.id);
+        out->fail_closed = true;
+        out->inspect_bytes = 1;
+        out->sni_gate = std::make_shared<const SniGate>(SniGate{cell, scope.id});
+        if (compiled.sni_gates.size() < scope.id) compiled.sni_gates.resize(scope.id);
+        compiled.sni_gates[scope.id - 1] = std::move(out);
+    }
+}
+
+}  // namespace
 
 Result<CompiledRulesets> compile_rulesets(const config::Config& config, std::vector<config::Diagnostic>& problems) {
     const size_t problems_before = problems.size();
@@ -155,7 +200,10 @@ Result<CompiledRulesets> compile_rulesets(const config::Config& config, std::vec
         if (compiled.rulesets.size() < out->id) compiled.rulesets.resize(out->id);
         compiled.rulesets[out->id - 1] = std::move(out);
     }
-    if (problems.size() == problems_before) return compiled;
+    if (problems.size() == problems_before) {
+        add_sni_gates(config, compiled);
+        return compiled;
+    }
     std::string message;
     for (size_t i = problems_before; i < problems.size(); ++i)
         message += (message.empty() ? "" : "\n") + config::format_diagnostic(problems[i]);

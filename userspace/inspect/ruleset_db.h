@@ -5,10 +5,12 @@
 // the old one keep their databases alive through shared_ptr until they end.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,6 +56,22 @@ private:
 // The direction of traffic a stream carries (a pattern may look at both).
 enum class Direction : uint8_t { client_to_server, server_to_client };
 
+// egress verify-sni (docs/egress.md): a TLS connection to an address the
+// scope learned passes only when its ClientHello asks for a name the scope
+// allows (and the DoH blocklist does not name); the stage reads the
+// ClientHello, resets the connection or hands it back to the fast path.
+// The egress policy the SNI checks decide with: one per compile, swapped when
+// rules change at run time (`sluice egress add`) without a recompile.
+struct EgressPolicyCell {
+    std::atomic<std::shared_ptr<const config::Egress>> policy;
+};
+
+struct SniGate {
+    std::shared_ptr<EgressPolicyCell> cell;
+    uint8_t scope_id = 0;
+    bool allows(std::string_view sni) const;
+};
+
 struct CompiledRuleset {
     std::string name;
     uint16_t id = 0;  // Config::ruleset_id: 1-based file order
@@ -63,6 +81,9 @@ struct CompiledRuleset {
     // Patterns for client-to-server or both / server-to-client or both; null
     // when no pattern looks at that direction (it needs no scanning).
     std::shared_ptr<const HsDatabase> client_to_server, server_to_client;
+    // Set for an egress scope's SNI check (id SLUICE_EGRESS_SNI_RULESET_BASE |
+    // scope): no patterns; the client's ClientHello decides.
+    std::shared_ptr<const SniGate> sni_gate;
 
     const HsDatabase* database(Direction direction) const {
         return (direction == Direction::client_to_server ? client_to_server : server_to_client).get();
@@ -73,6 +94,9 @@ struct CompiledRulesets {
     // index = id - 1; null where no ruleset has that id (ids stay stable
     // across reloads, so a removed ruleset leaves a gap)
     std::vector<std::shared_ptr<const CompiledRuleset>> rulesets;
+    // The egress scopes' SNI checks, index = scope id - 1 (null where a scope has none).
+    std::vector<std::shared_ptr<const CompiledRuleset>> sni_gates;
+    std::shared_ptr<EgressPolicyCell> egress_policy;  // what they decide with; null without them
 
     // The ruleset a session carries by id; null for 0 or an unknown id.
     // Shared, so a stream opened on it can keep this generation alive.
