@@ -423,6 +423,7 @@ struct Bench {
         if (download_streams > 0) {
             auto d = batch(mode + "-" + std::to_string(pass) + "-download", dl, true);
             if (!d) return d.error();
+            if (auto s = check_interrupted(); !s) return s;
             down = *d;
         }
         auto after = read_counters(mode);
@@ -583,6 +584,16 @@ Status run_egress(BenchRun& run, const Options& o) {
         bench.configs[mode] = *path;
     }
 
+    // "Dnsmasq version 2.90", "curl 7.88.1": the first line up to `cut`.
+    auto version = [&](const std::vector<std::string>& argv, const std::string& cut) {
+        auto r = lab.run("", argv, std::chrono::seconds(10));
+        if (!r) return std::string("?");
+        std::string line = r->out.substr(0, r->out.find('\n'));
+        return line.substr(0, line.find(cut));
+    };
+    const std::string dnsmasq_version = version({"dnsmasq", "--version"}, "  ");
+    const std::string curl_version = version({"curl", "--version"}, " (");
+
     auto quiet = wait_quiet(o.quiet_busy, quiet_wait, run.out());
     if (!quiet) return quiet.error();
     run.results->add({{"event", "setup"},
@@ -595,6 +606,8 @@ Status run_egress(BenchRun& run, const Options& o) {
                       {"quiet_busy_percent", *quiet},
                       {"quiet_max_busy_percent", o.quiet_busy},
                       {"resolver", "glibc (curl), resolv.conf: the WAN host; no nscd, no systemd-resolved"},
+                      {"dnsmasq", dnsmasq_version},
+                      {"curl", curl_version},
                       {"date", utc_now()},
                       {"machine", machine_line()},
                       {"load_start", load_average()}});

@@ -74,7 +74,10 @@ std::string egress_report(const std::vector<nlohmann::json>& records) {
         << setup.value("names", 0) << " HTTPS origins (half IPv4, half IPv6), then "
         << setup.value("download_streams", 0) << " parallel GETs of "
         << fixed(setup.value("download_bytes", 0.0) / (1024.0 * 1024.0), 1)
-        << " MiB. Cells: median over rounds, change against baseline.\n\n";
+        << " MiB. Cells: median over rounds, change against baseline.";
+    if (setup.contains("dnsmasq") && setup.contains("curl"))
+        out << " " << setup["dnsmasq"].get<std::string>() << "; " << setup["curl"].get<std::string>() << ".";
+    out << "\n\n";
 
     const auto base = medians(records, "baseline", "requests", kRequestFields);
     MarkdownTable t({"mode", "Req/s", "avg ms", "P50 ms", "P99 ms", "DNS lookup avg ms", "lookup P99 ms", "rounds"});
