@@ -207,7 +207,7 @@ Result<std::vector<std::string>> parse_modes(const std::string& text) {
         if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
     }
     if (out.empty()) return make_error("no modes");
-    if (out.front() != "baseline" && std::find(out.begin(), out.end(), "baseline") == out.end())
+    if (std::find(out.begin(), out.end(), "baseline") == out.end())
         return make_error("the modes must include baseline (every change is against it)");
     return out;
 }
