@@ -34,12 +34,7 @@ std::string fingerprint(const config::EgressScope& s) {
     std::ostringstream out;
     out << s.name << '|' << s.from.name << '|' << (s.default_action == config::EgressAction::allow) << '|';
     for (const auto& i : s.source.items) out << i.text << ',';
-    for (const auto& r : s.rules) {
-        out << '|' << (r.action == config::EgressAction::allow);
-        for (const auto& n : r.names) out << n.to_string() << ',';
-        for (const auto& p : r.addresses) out << p.to_string() << ',';
-        for (const auto& p : r.ports) out << p.lo << '-' << p.hi << ',';
-    }
+    for (const auto& r : s.rules) out << '|' << config::rule_text(r);
     return out.str();
 }
 

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "loader/map_io.h"
+
 namespace sluice::egress {
 
 namespace {
@@ -94,20 +96,13 @@ Status LearnedAddresses::learn(uint8_t scope, const std::vector<LearnedAddress>&
 
 template <typename Key>
 size_t LearnedAddresses::remove_if(int fd, bool expired_only, uint8_t scope, uint64_t now) {
-    std::vector<Key> doomed;
-    Key key{}, next{};
-    const void* prev = nullptr;
-    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-        egress_learned v{};
-        if (bpf_map_lookup_elem(fd, &next, &v) == 0 && (scope == 0 || next.scope == scope) &&
-            (!expired_only || v.expires_ns <= now))
-            doomed.push_back(next);
-        key = next;
-        prev = &key;
-    }
     size_t n = 0;
-    for (const Key& k : doomed)
+    for (const Key& k : map_keys<Key>(fd)) {
+        egress_learned v{};
+        if (bpf_map_lookup_elem(fd, &k, &v) != 0 || (scope != 0 && k.scope != scope)) continue;
+        if (expired_only && v.expires_ns > now) continue;
         if (bpf_map_delete_elem(fd, &k) == 0) ++n;
+    }
     return n;
 }
 
@@ -128,22 +123,16 @@ std::vector<LearnedEntry> LearnedAddresses::list() const {
     std::vector<LearnedEntry> out;
     const uint64_t now = monotonic_ns();
     auto walk = [&](int fd, auto key_type, int family) {
-        using Key = decltype(key_type);
-        Key key{}, next{};
-        const void* prev = nullptr;
-        while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+        for (const auto& k : map_keys<decltype(key_type)>(fd)) {
             egress_learned v{};
-            if (bpf_map_lookup_elem(fd, &next, &v) == 0) {
-                LearnedEntry e;
-                e.scope = static_cast<uint8_t>(next.scope);
-                e.family = family;
-                std::memcpy(e.address.data(), &next.addr, sizeof(next.addr));
-                e.remaining = std::chrono::nanoseconds(v.expires_ns > now ? v.expires_ns - now : 0);
-                e.ports.assign(v.ports, v.ports + std::min<int>(v.port_ranges, SLUICE_EGRESS_PORT_RANGES));
-                out.push_back(std::move(e));
-            }
-            key = next;
-            prev = &key;
+            if (bpf_map_lookup_elem(fd, &k, &v) != 0) continue;  // expired and removed meanwhile
+            LearnedEntry e;
+            e.scope = static_cast<uint8_t>(k.scope);
+            e.family = family;
+            std::memcpy(e.address.data(), &k.addr, sizeof(k.addr));
+            e.remaining = std::chrono::nanoseconds(v.expires_ns > now ? v.expires_ns - now : 0);
+            e.ports.assign(v.ports, v.ports + std::min<int>(v.port_ranges, SLUICE_EGRESS_PORT_RANGES));
+            out.push_back(std::move(e));
         }
     };
     walk(fd_v4_, egress_learned_key_v4{}, AF_INET);
