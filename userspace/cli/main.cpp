@@ -6,6 +6,7 @@
 #include "cli/control.h"
 #include "cli/show.h"
 #include "cli/show_egress.h"
+#include "cli/top.h"
 #include "cluster/cluster_cli.h"
 #include "cli/check.h"
 #include "daemon/daemon.h"
@@ -53,6 +54,9 @@ int main(int argc, char** argv) {
     inspect->add_option("action", inspect_action, "stop | start")->required()->check(CLI::IsMember({"stop", "start"}));
     inspect->add_option("--instance", instance, "instance name");
 
+    sluice::cli::TopOptions top_options;
+    auto* top = sluice::cli::add_top_command(app, top_options);
+
     auto* ha = app.add_subcommand("ha", "the HA pair: this node's roles and sync (status), a planned switchover (failover)");
     ha->require_subcommand(1);
     auto* ha_status = ha->add_subcommand("status", "role per group, the peer, last heartbeat, sync counters");
@@ -99,6 +103,7 @@ int main(int argc, char** argv) {
     if (*reload) return sluice::cli::reload(instance, std::cout, std::cerr);
     if (*down) return sluice::cli::down(instance, std::cout, std::cerr);
     if (*inspect) return sluice::cli::inspect_stage(instance, inspect_action == "start", std::cout, std::cerr);
+    if (*top) return sluice::cli::top(top_options, std::cout, std::cerr);
     if (*ha_status) return sluice::cli::ha_status(instance, json, std::cout, std::cerr);
     if (*ha_failover) return sluice::cli::ha_failover(instance, ha_group, std::cout, std::cerr);
     if (*show) return sluice::cli::show(what, instance, json, std::cout, std::cerr);
