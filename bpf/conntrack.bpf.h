@@ -10,6 +10,7 @@
 #include "maps.bpf.h"
 #include "parse.bpf.h"
 #include "ha.bpf.h"
+#include "observe.bpf.h"
 
 enum tcp_track_result {
 	TCP_TRACK_OK = 0,
@@ -110,10 +111,11 @@ static __always_inline void nat_port_release(__u8 family, __u8 protocol, const s
 }
 
 /* Creates both entries of a new flow admitted by policy_id, with pc->nat's
- * translation. Returns 0, or the drop reason (nothing is left behind; a
- * port reservation in pc->nat is released). */
+ * translation and extra SESSION_F_* flags on both. Returns 0, or the drop
+ * reason (nothing is left behind; a port reservation in pc->nat is
+ * released). */
 static __always_inline int session_create(struct packet_ctx *pc, const struct runtime_config *cfg,
-					  __u32 policy_id, __u16 ruleset_id, __u8 punt_flags, __u64 now)
+					  __u32 policy_id, __u16 ruleset_id, __u8 punt_flags, __u8 flags, __u64 now)
 {
 	__u32 slot = 0;
 	struct session_value *v = bpf_map_lookup_elem(&session_build, &slot);
@@ -145,6 +147,7 @@ static __always_inline int session_create(struct packet_ctx *pc, const struct ru
 	}
 	if (punt_flags & SESSION_PUNT_SYNPROXY)
 		v->synproxy = pc->synproxy_state;
+	v->flags = flags;
 	if (pc->source_counted)
 		v->flags |= SESSION_F_SOURCE_COUNTED;
 	if (session_update(pc->family, &pc->key, v))
@@ -178,7 +181,7 @@ static __always_inline int session_create(struct packet_ctx *pc, const struct ru
 	v->bytes = 0;
 	v->zone_in = pc->zone_out;
 	v->zone_out = pc->zone_in;
-	v->flags = SESSION_F_REPLY;
+	v->flags = SESSION_F_REPLY | flags;
 	__builtin_memset(&v->fib, 0, sizeof(v->fib));
 	/* A translated reply tuple must not take over another flow's entry. */
 	if (pc->family == SLUICE_FAMILY_IPV4) {
@@ -204,11 +207,14 @@ full:
 
 /* A fresh SYN reuses a closed flow's tuple: the old flow goes (its other
  * entry and its port), the packet is classified as new. */
-static __always_inline void session_retire_peer(struct packet_ctx *pc, struct session_value *s)
+static __always_inline void session_retire_peer(const struct runtime_config *cfg, struct packet_ctx *pc,
+						struct session_value *s, __u32 ifindex, __u64 now)
 {
 	union session_key peer;
 
 	peer_key(pc, s, &peer);
+	if (s->flags & SESSION_F_LOG_CLOSE)
+		flow_log_close(cfg, pc, s, session_lookup(pc->family, &peer), ifindex, now);
 	session_delete(pc->family, &peer);
 	nat_port_release(pc->family, pc->protocol, &s->nat);
 	s->nat.flags = 0;

@@ -106,10 +106,10 @@ static __always_inline int forward_packet(hook_ctx *ctx, struct packet_ctx *pc)
 			goto internal;
 		ip6->hop_limit--;
 	}
-	count(STAT_FORWARD);
+	count_bytes(STAT_FORWARD, pc->l3_len);
 	return hook_redirect(ctx, ifindex, pc->fib.flags);
 internal:
-	count(STAT_DROP_INTERNAL);
+	count_bytes(STAT_DROP_INTERNAL, pc->l3_len);
 	return HOOK_DROP;
 }
 

@@ -237,14 +237,70 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } nat_ports SEC(".maps");
 
-/* Per-reason packet counters (maps/stats.h). */
+/* Per-reason packet and byte counters (maps/stats.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, STAT_REASON_COUNT);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct stat_counter);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } stats SEC(".maps");
+
+/* Observability (maps/observe.h): what each policy decided, which events it
+ * logs, the flow events for the daemon and the log's rate limit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, POLICY_OBS_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct policy_counter);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} policy_hits SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, POLICY_OBS_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} policy_log SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FLOW_EVENTS_BYTES);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} flow_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct flow_log_limit);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} flow_log_limit SEC(".maps");
+
+/* Drop capture (maps/observe.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct capture_config);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} capture_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} capture_sample SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} capture_events SEC(".maps");
 
 /* Tail-call targets (enum sluice_jump_slot). A program array holds programs
  * of one type, so the TC build of the pipeline (hook.bpf.h) has its own. */
@@ -465,10 +521,22 @@ EGRESS_LEARNED(egress_learn_v6, struct egress_learned_key_v6);
 static __always_inline void count(enum stat_reason reason)
 {
 	__u32 key = reason;
-	__u64 *value = bpf_map_lookup_elem(&stats, &key);
+	struct stat_counter *value = bpf_map_lookup_elem(&stats, &key);
 
 	if (value)
-		*value += 1;
+		value->packets += 1;
+}
+
+/* A packet's fate, with its L3 bytes. */
+static __always_inline void count_bytes(enum stat_reason reason, __u32 bytes)
+{
+	__u32 key = reason;
+	struct stat_counter *value = bpf_map_lookup_elem(&stats, &key);
+
+	if (value) {
+		value->packets += 1;
+		value->bytes += bytes;
+	}
 }
 
 static __always_inline struct runtime_config *runtime_config(void)

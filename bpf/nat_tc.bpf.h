@@ -110,7 +110,7 @@ static __always_inline int nat_tc_icmp_error(struct __sk_buff *skb, struct packe
 		return TC_ACT_OK;
 	pc->nat = s->nat;
 	if (nat_rewrite_icmp_error((void *)(long)skb->data, (void *)(long)skb->data_end, pc)) {
-		count(STAT_DROP_INTERNAL);
+		count_bytes(STAT_DROP_INTERNAL, pc->l3_len);
 		return TC_ACT_SHOT;
 	}
 	count(STAT_NAT_ICMP_ERROR);

@@ -41,17 +41,34 @@ static __always_inline struct packet_ctx *scratch(__u32 slot)
 	return bpf_map_lookup_elem(&pkt_scratch, &slot);
 }
 
-static __always_inline int drop(enum stat_reason reason)
+/* The length of the packet the pipeline is working on (0 before the
+ * parser got to its IP header). */
+static __always_inline __u32 current_l3_len(void)
 {
-	count(reason);
+	struct packet_ctx *pc = scratch(0);
+
+	return pc ? pc->l3_len : 0;
+}
+
+/* A packet's fate, counted, and captured while `sluice capture` asks
+ * (maps/observe.h). Every program names its context ctx, so drop(reason)
+ * and pass(reason) read as before. */
+static __always_inline int drop_packet(hook_ctx *ctx, enum stat_reason reason)
+{
+	count_bytes(reason, current_l3_len());
+	capture_packet(ctx, reason, 1);
 	return HOOK_DROP;
 }
 
-static __always_inline int pass(enum stat_reason reason)
+static __always_inline int pass_packet(hook_ctx *ctx, enum stat_reason reason)
 {
-	count(reason);
+	count_bytes(reason, current_l3_len());
+	capture_packet(ctx, reason, 0);
 	return HOOK_PASS;
 }
+
+#define drop(reason) drop_packet(ctx, reason)
+#define pass(reason) pass_packet(ctx, reason)
 
 /* A tail call that returns failed: the slot is empty. Fail closed. */
 static __always_inline int jump(hook_ctx *ctx, __u32 slot)
@@ -179,7 +196,7 @@ int HOOK_PROG(zone)(hook_ctx *ctx)
 		 * (the stage closes the session when it writes one). */
 		if (rc == TCP_TRACK_NEW) {
 			screen_session_closed(pc, s);
-			session_retire_peer(pc, s);
+			session_retire_peer(cfg, pc, s, ctx->ingress_ifindex, now);
 			return jump(ctx, SLUICE_JUMP_POLICY);
 		}
 	}
@@ -262,6 +279,7 @@ int HOOK_PROG(policy)(hook_ctx *ctx)
 	struct egress_scope_ref *scope;
 	__u32 policy_id = SESSION_POLICY_RELATED;
 	__u16 ruleset_id = 0;
+	__u32 log;
 	__u8 action;
 	__u64 now;
 	int rc;
@@ -324,6 +342,8 @@ int HOOK_PROG(policy)(hook_ctx *ctx)
 		}
 	}
 	pc->policy_id = policy_id;
+	policy_account(cfg, pc, policy_id);
+	log = policy_log_flags(cfg, policy_id);
 
 	/* Egress by name: a governed source's DNS goes to the proxy whatever
 	 * the policy says of its resolver (the query never reaches it); its
@@ -344,6 +364,8 @@ int HOOK_PROG(policy)(hook_ctx *ctx)
 		} else if (verdict != EGRESS_PASS &&
 			   (action == POLICY_ACTION_PERMIT || action == POLICY_ACTION_INSPECT)) {
 			frag_record(pc, FRAG_VERDICT_DROP, now);
+			if (log & FLOW_LOG_DENY)
+				flow_log_deny(cfg, pc, policy_id, action, verdict, ctx->ingress_ifindex, now);
 			return drop(verdict);
 		}
 	}
@@ -368,11 +390,18 @@ int HOOK_PROG(policy)(hook_ctx *ctx)
 		if (!err)
 			err = nat_plan_source(pc, cfg, now);
 		if (!err)
-			err = session_create(pc, cfg, policy_id, ruleset_id, punt, now);
-		if (err)
+			err = session_create(pc, cfg, policy_id, ruleset_id, punt,
+					     (log & FLOW_LOG_CLOSE) ? SESSION_F_LOG_CLOSE : 0, now);
+		if (err) {
+			if (log & FLOW_LOG_DENY)
+				flow_log_deny(cfg, pc, policy_id, action, err, ctx->ingress_ifindex, now);
 			return pc->synproxy == SYNPROXY_ACK_VALID ? synproxy_refuse(ctx, pc, err) : drop(err);
+		}
 		screen_session_opened(pc);
 		count(STAT_SESSION_CREATED);
+		policy_opened(cfg, policy_id);
+		if (log & FLOW_LOG_OPEN)
+			flow_log_open(cfg, pc, policy_id, action, ctx->ingress_ifindex, now);
 		frag_record(pc, FRAG_VERDICT_FOLLOW, now);
 		if (punt & SESSION_PUNT_SYNPROXY) {
 			pc->synproxy = SYNPROXY_SEND_SYN;
@@ -409,8 +438,14 @@ int HOOK_PROG(policy)(hook_ctx *ctx)
 		bpf_map_update_elem(&flow_cache, &fk, &fv, BPF_ANY);
 	}
 	frag_record(pc, FRAG_VERDICT_DROP, now);
+	if (log & FLOW_LOG_DENY)
+		flow_log_deny(cfg, pc, policy_id, action,
+			      action == POLICY_ACTION_REJECT		? STAT_DROP_POLICY_REJECT
+			      : policy_id == SESSION_POLICY_RELATED ? STAT_DROP_POLICY_DEFAULT
+								    : STAT_DROP_POLICY_DENY,
+			      ctx->ingress_ifindex, now);
 	if (action == POLICY_ACTION_REJECT) {
-		count(STAT_DROP_POLICY_REJECT);
+		count_bytes(STAT_DROP_POLICY_REJECT, pc->l3_len);
 		if (pc->frag == FRAG_LATER)
 			return HOOK_DROP;
 		if (pc->protocol == IPPROTO_TCP) {

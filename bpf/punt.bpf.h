@@ -82,7 +82,7 @@ static __always_inline int xdp_punt(hook_ctx *ctx, struct packet_ctx *pc, struct
 		struct egress_config *egress = egress_config();
 
 		if (!egress || !egress->proxy_up) {
-			count(STAT_DROP_EGRESS_PROXY_DOWN);
+			count_bytes(STAT_DROP_EGRESS_PROXY_DOWN, pc->l3_len);
 			return HOOK_DROP;
 		}
 	} else if (!cfg || !cfg->stage_up || (new_flow && cfg->overloaded)) {
@@ -95,7 +95,7 @@ static __always_inline int xdp_punt(hook_ctx *ctx, struct packet_ctx *pc, struct
 		}
 		if (st)
 			st->fail_closed_packets++;
-		count(STAT_DROP_INSPECT_FAIL_CLOSED);
+		count_bytes(STAT_DROP_INSPECT_FAIL_CLOSED, pc->l3_len);
 		return HOOK_DROP;
 	}
 	/* The stage is draining its sockets to hand the connection back: what
@@ -104,12 +104,12 @@ static __always_inline int xdp_punt(hook_ctx *ctx, struct packet_ctx *pc, struct
 	 * leaves the flow to its fail-mode above. */
 	if ((s->punt_flags & SESSION_PUNT_HOLD) && pc->protocol == IPPROTO_TCP &&
 	    (pc->l4_payload_len || pc->frag != FRAG_NONE || (pc->tcp_flags & (TCP_FLAG_SYN | TCP_FLAG_FIN)))) {
-		count(STAT_DROP_INSPECT_HANDOFF_HOLD);
+		count_bytes(STAT_DROP_INSPECT_HANDOFF_HOLD, pc->l3_len);
 		return HOOK_DROP;
 	}
 	meta = hook_handoff(ctx, sizeof(*meta));
 	if (!meta) {
-		count(STAT_DROP_INTERNAL);
+		count_bytes(STAT_DROP_INTERNAL, pc->l3_len);
 		return HOOK_DROP;
 	}
 	meta->magic = PUNT_META_MAGIC;

@@ -68,7 +68,7 @@ int tc_egress_prog(struct __sk_buff *skb)
 	if (s->nat.flags & SESSION_NAT_ANY) {
 		pc->nat = s->nat;
 		if (nat_rewrite_skb(skb, pc)) {
-			count(STAT_DROP_INTERNAL);
+			count_bytes(STAT_DROP_INTERNAL, pc->l3_len);
 			return TC_ACT_SHOT;
 		}
 		count(STAT_TC_EGRESS_NAT);
@@ -183,13 +183,13 @@ int tc_punt_prog(struct __sk_buff *skb)
 		if (!sk) {
 			if (st)
 				st->no_socket_packets++;
-			count(STAT_DROP_PUNT_NO_SOCKET);
+			count_bytes(STAT_DROP_PUNT_NO_SOCKET, pc->l3_len);
 			return TC_ACT_SHOT;
 		}
 		err = bpf_sk_assign(skb, sk, 0);
 		bpf_sk_release(sk);
 		if (err) {
-			count(STAT_DROP_INTERNAL);
+			count_bytes(STAT_DROP_INTERNAL, pc->l3_len);
 			return TC_ACT_SHOT;
 		}
 	}

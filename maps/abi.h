@@ -15,7 +15,7 @@
  * new size, a map's type or size). A daemon refuses pins made with another
  * version (loader/pin_abi.h) rather than read them as its own.
  */
-#define SLUICE_ABI_VERSION 3
+#define SLUICE_ABI_VERSION 4
 
 /* Limits. Each can be raised at build time; the C++ side reads the same value. */
 #ifndef SLUICE_MAX_INTERFACES

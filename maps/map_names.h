@@ -67,6 +67,13 @@
 #define SLUICE_MAP_EGRESS_PREFIXES_V6 "egress_pfx_v6"
 #define SLUICE_MAP_EGRESS_LEARNED_V4 "egress_learn_v4"
 #define SLUICE_MAP_EGRESS_LEARNED_V6 "egress_learn_v6"
+#define SLUICE_MAP_POLICY_HITS "policy_hits"
+#define SLUICE_MAP_POLICY_LOG "policy_log"
+#define SLUICE_MAP_FLOW_EVENTS "flow_events"
+#define SLUICE_MAP_FLOW_LOG_LIMIT "flow_log_limit"
+#define SLUICE_MAP_CAPTURE_CFG "capture_cfg"
+#define SLUICE_MAP_CAPTURE_SAMPLE "capture_sample"
+#define SLUICE_MAP_CAPTURE_EVENTS "capture_events"
 
 /* Tail-call slots of jump_table. */
 enum sluice_jump_slot {

@@ -27,8 +27,13 @@ struct runtime_config {
 	__u8 policy_generation;   /* active policy map generation, 0 or 1 */
 	__u8 default_action;      /* enum policy_action for flows no policy matches */
 	__u8 ha_sync;             /* 1: report flow changes on ha_events (maps/ha.h) */
-	__u8 pad[5];
+	__u8 flow_log;            /* 1: some policy logs flows (maps/observe.h) */
+	__u8 pad[4];
 	__u64 timeout_ns[TIMEOUT_CLASS_COUNT];
+	/* The flow-log rate limit per CPU (maps/observe.h, flow_log_limit):
+	 * interval 0 means no limit. */
+	__u64 flow_log_interval_ns;
+	__u64 flow_log_tolerance_ns;
 	struct classifier_layout classifier[POLICY_GENERATIONS];  /* cross tables, per generation */
 };
 

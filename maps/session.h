@@ -124,6 +124,9 @@ enum session_flags {
 	/* The initiator's entry of a flow counted against its source's session
 	 * limit (screen.h): whoever removes the flow releases it. */
 	SESSION_F_SOURCE_COUNTED = 1 << 4,
+	/* The policy that opened the flow logs its end (maps/observe.h):
+	 * whoever removes the flow reports it. On both entries. */
+	SESSION_F_LOG_CLOSE = 1 << 5,
 };
 
 enum session_verdict {

@@ -16,5 +16,6 @@
 #include "screen.h"
 #include "ha.h"
 #include "egress.h"
+#include "observe.h"
 #include "map_names.h"
 #endif

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Per-reason packet counters, a per-CPU array indexed by enum stat_reason.
+ * Per-reason packet counters, a per-CPU array indexed by enum stat_reason,
+ * each {packets, bytes}. Bytes (L3 length) are counted where a packet's
+ * fate is decided: the drop and pass reasons and `forward`; the other info
+ * counters count packets only.
  * The list is an X-macro so the BPF enum and the controller's names come from
  * one place: X(ENUM_NAME, "name", kind) with kind drop | pass | info.
  */
 #ifndef SLUICE_MAPS_STATS_H
 #define SLUICE_MAPS_STATS_H
+
+#include "abi.h"
 
 #define SLUICE_STATS(X)                                                          \
 	X(STAT_RX, "rx", info)                                                   \
@@ -37,6 +42,9 @@
 	X(STAT_HA_EVENT_LOST, "ha-sync-event-lost", info)                        \
 	X(STAT_EGRESS_DNS_STEERED, "egress-dns-steered-to-proxy", pass)          \
 	X(STAT_EGRESS_LEARNED_PASS, "egress-learned-address-passed", info)       \
+	X(STAT_FLOW_LOG_EVENT, "flow-log-event", info)                           \
+	X(STAT_FLOW_LOG_RATE_LIMITED, "flow-log-event-rate-limited", info)       \
+	X(STAT_FLOW_LOG_RING_FULL, "flow-log-event-ring-full", info)             \
 	X(STAT_PASS_NON_IP, "pass-non-ip", pass)                                 \
 	X(STAT_PASS_UNZONED, "pass-unzoned-interface", pass)                     \
 	X(STAT_PASS_LOCAL, "pass-local", pass)                                   \
@@ -105,6 +113,11 @@
 	X(STAT_DROP_EGRESS_DOT, "drop-egress-dns-over-tls", drop)                \
 	X(STAT_DROP_EGRESS_PROXY_DOWN, "drop-egress-dns-proxy-down", drop)       \
 	X(STAT_DROP_INTERNAL, "drop-internal-error", drop)
+
+struct stat_counter {
+	__u64 packets;
+	__u64 bytes;
+};
 
 #define SLUICE_STAT_ENUM(name, str, kind) name,
 enum stat_reason {

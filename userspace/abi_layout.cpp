@@ -221,14 +221,17 @@ PIN_OFFSET(nat_port_value, inside_port, 16);
 PIN_OFFSET(nat_port_value, rule_id, 20);
 PIN_OFFSET(nat_port_value, created_ns, 24);
 
-PIN_SIZE(runtime_config, 80 + POLICY_GENERATIONS * (8 + 8 * CLASSIFIER_GROUPS * CLASSIFIER_TABLES));
+PIN_SIZE(runtime_config, 96 + POLICY_GENERATIONS * (8 + 8 * CLASSIFIER_GROUPS * CLASSIFIER_TABLES));
 PIN_OFFSET(runtime_config, fib_generation, 0);
 PIN_OFFSET(runtime_config, config_generation, 4);
 PIN_OFFSET(runtime_config, policy_generation, 8);
 PIN_OFFSET(runtime_config, default_action, 9);
 PIN_OFFSET(runtime_config, ha_sync, 10);
+PIN_OFFSET(runtime_config, flow_log, 11);
 PIN_OFFSET(runtime_config, timeout_ns, 16);
-PIN_OFFSET(runtime_config, classifier, 80);
+PIN_OFFSET(runtime_config, flow_log_interval_ns, 80);
+PIN_OFFSET(runtime_config, flow_log_tolerance_ns, 88);
+PIN_OFFSET(runtime_config, classifier, 96);
 
 // maps/punt.h
 PIN_SIZE(punt_meta, 8);
@@ -286,4 +289,32 @@ PIN_SIZE(egress_config, 8);
 PIN_OFFSET(egress_config, dns_port, 2);
 PIN_OFFSET(egress_config, mark, 4);
 
-static_assert(SLUICE_ABI_VERSION == 3, "the ABI version moved: update the pins above with it");
+// maps/observe.h
+PIN_SIZE(policy_counter, 24);
+PIN_SIZE(flow_log_limit, 8);
+PIN_SIZE(flow_event, 152);
+PIN_OFFSET(flow_event, src_addr, 8);
+PIN_OFFSET(flow_event, dst_addr, 24);
+PIN_OFFSET(flow_event, src_port, 40);
+PIN_OFFSET(flow_event, type, 44);
+PIN_OFFSET(flow_event, policy_id, 48);
+PIN_OFFSET(flow_event, config_generation, 52);
+PIN_OFFSET(flow_event, ifindex, 56);
+PIN_OFFSET(flow_event, zone_in, 60);
+PIN_OFFSET(flow_event, reason, 64);
+PIN_OFFSET(flow_event, tcp_flags, 66);
+PIN_OFFSET(flow_event, l3_len, 68);
+PIN_OFFSET(flow_event, nat, 72);
+PIN_OFFSET(flow_event, created_ns, 112);
+PIN_OFFSET(flow_event, packets, 120);
+PIN_OFFSET(flow_event, bytes, 136);
+
+PIN_SIZE(capture_config, 24);
+PIN_SIZE(capture_record, 24);
+PIN_OFFSET(capture_record, reason, 12);
+PIN_OFFSET(capture_record, len, 16);
+
+// maps/stats.h
+PIN_SIZE(stat_counter, 16);
+
+static_assert(SLUICE_ABI_VERSION == 4, "the ABI version moved: update the pins above with it");

@@ -488,7 +488,7 @@ Result<Counter> read_counter(int hits_fd, uint32_t index) {
 }
 
 Result<uint64_t> read_drop_filter(int stats_fd) {
-    auto v = read_percpu_sums(stats_fd, STAT_DROP_FILTER, sizeof(uint64_t));
+    auto v = read_percpu_sums(stats_fd, STAT_DROP_FILTER, sizeof(stat_counter));
     if (!v) return make_error(v.error().message);
     return v.value().at(0);
 }

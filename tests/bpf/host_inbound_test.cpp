@@ -35,15 +35,15 @@ timeouts: { udp: 1s }
 )yaml";
 
 // Service ids as the compiler numbers them: built-ins, the named services in
-// catalog order (ping, ssh, dns, dhcp, ntp, bgp, http, https, traceroute),
-// then the entries of the config in file order.
+// catalog order (ping, ssh, dns, dhcp, ntp, bgp, http, https, traceroute,
+// metrics), then the entries of the config in file order.
 constexpr uint32_t kPing = HOST_SVC_FIRST_NAMED + 0;
 constexpr uint32_t kSsh = HOST_SVC_FIRST_NAMED + 1;
 constexpr uint32_t kDns = HOST_SVC_FIRST_NAMED + 2;
 constexpr uint32_t kHttp = HOST_SVC_FIRST_NAMED + 6;
-constexpr uint32_t kTcp8000 = HOST_SVC_FIRST_NAMED + 9;
-constexpr uint32_t kIcmpType13 = HOST_SVC_FIRST_NAMED + 10;
-constexpr uint32_t kGre = HOST_SVC_FIRST_NAMED + 11;
+constexpr uint32_t kTcp8000 = HOST_SVC_FIRST_NAMED + 10;
+constexpr uint32_t kIcmpType13 = HOST_SVC_FIRST_NAMED + 11;
+constexpr uint32_t kGre = HOST_SVC_FIRST_NAMED + 12;
 constexpr uint16_t kTrust = 1, kUntrust = 2;
 
 class HostInboundTest : public DatapathTest {

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli/capture.h"
+#include "cli/trace.h"
 #include "cli/control.h"
 #include "cli/show.h"
 #include "cli/show_egress.h"
@@ -40,12 +42,13 @@ int main(int argc, char** argv) {
     down->add_option("--instance", instance, "instance name");
 
     auto* show =
-        app.add_subcommand("show", "show sessions, stats, zones, policies, filters, host-inbound, screens, nat, inspect or egress");
+        app.add_subcommand("show", "show sessions, stats, zones, policies, filters, host-inbound, screens, nat, inspect, egress or metrics");
     std::string what;
-    show->add_option("what", what, "sessions | stats | zones | policies | filters | host-inbound | screens | nat | inspect | egress")
+    show->add_option("what", what, "sessions | stats | zones | policies | filters | host-inbound | screens | nat | inspect | egress | metrics")
         ->required()
         ->check(CLI::IsMember(
-            {"sessions", "stats", "zones", "policies", "filters", "host-inbound", "screens", "nat", "inspect", "egress"}));
+            {"sessions", "stats", "zones", "policies", "filters", "host-inbound", "screens", "nat", "inspect", "egress",
+             "metrics"}));
     show->add_option("--instance", instance, "instance name");
     show->add_flag("--json", json, "machine-readable output");
 
@@ -87,6 +90,37 @@ int main(int argc, char** argv) {
     egress_replace->add_option("rule", egress_rule, "the rule as YAML")->required();
     egress_replace->add_option("--instance", instance, "instance name");
 
+    sluice::cli::CaptureOptions capture_options;
+    auto* capture = app.add_subcommand(
+        "capture", "write the packets the datapath drops (or passes under --reason), with their reason, to a pcap file");
+    capture->add_option("-w,--write", capture_options.file, "pcap file to write (NFLOG link type; - for stdout)")->required();
+    capture->add_option("--reason", capture_options.reason,
+                        "only this drop or pass reason (`sluice show stats` names them); default every drop");
+    capture->add_option("--count", capture_options.count, "stop after N packets");
+    capture->add_option("--duration", capture_options.duration_s, "stop after S seconds");
+    capture->add_option("--sample", capture_options.sample_every, "keep one packet in N (per CPU); default 1");
+    capture->add_option("--snaplen", capture_options.snaplen, "bytes of each frame kept, 64-1518; default 256");
+    capture->add_option("--instance", capture_options.instance, "instance name");
+    capture->add_flag("--json", capture_options.json, "the summary as JSON");
+
+    sluice::cli::TraceOptions trace_options;
+    auto* trace = app.add_subcommand(
+        "trace", "what the running datapath would do with a packet, without sending it (BPF_PROG_TEST_RUN)");
+    trace->add_option("--in", trace_options.in, "the interface the packet arrives on")->required();
+    trace->add_option("--src", trace_options.fields.src, "source address");
+    trace->add_option("--dst", trace_options.fields.dst, "destination address");
+    trace->add_option("--protocol", trace_options.fields.protocol, "tcp (default), udp, icmp, icmpv6 or a number");
+    trace->add_option("--sport", trace_options.fields.src_port, "source port (default 40000)");
+    trace->add_option("--dport", trace_options.fields.dst_port, "destination port (default 80)");
+    trace->add_option("--flags", trace_options.fields.tcp_flags, "TCP flags, letters of FSRPAU (default S)");
+    trace->add_option("--icmp-type", trace_options.fields.icmp_type, "ICMP type (default: echo request)");
+    trace->add_option("--icmp-code", trace_options.fields.icmp_code, "ICMP code");
+    trace->add_option("--payload", trace_options.fields.payload, "payload bytes after the L4 header");
+    trace->add_option("--ttl", trace_options.fields.ttl, "TTL / hop limit (default 64)");
+    trace->add_option("--pcap", trace_options.pcap, "trace the frames of this pcap file (Ethernet) instead");
+    trace->add_option("--instance", trace_options.instance, "instance name");
+    trace->add_flag("--json", trace_options.json, "machine-readable output");
+
     sluice::perftest::add_perf_test_commands(app);
     sluice::cluster::add_cluster_commands(app);
     sluice::bench::add_bench_commands(app);
@@ -107,6 +141,8 @@ int main(int argc, char** argv) {
     if (*ha_status) return sluice::cli::ha_status(instance, json, std::cout, std::cerr);
     if (*ha_failover) return sluice::cli::ha_failover(instance, ha_group, std::cout, std::cerr);
     if (*show) return sluice::cli::show(what, instance, json, std::cout, std::cerr);
+    if (*capture) return sluice::cli::capture(capture_options, std::cout, std::cerr);
+    if (*trace) return sluice::cli::trace(trace_options, std::cout, std::cerr);
     for (auto* sub : {egress_add, egress_delete, egress_replace})
         if (*sub)
             return sluice::cli::egress_rule(instance, sub->get_name(), egress_scope, egress_rule, egress_position, std::cout,

@@ -16,12 +16,14 @@
 #include "cli/show_host_inbound.h"
 #include "cli/show_screens.h"
 #include "cli/show_egress.h"
+#include "cli/show_metrics.h"
 #include "cli/show_inspect.h"
 #include "cli/show_nat.h"
 #include "daemon/state_file.h"
 #include "loader/instance_paths.h"
 #include "loader/map_io.h"
 #include "loader/session_table.h"
+#include "loader/stat_names.h"
 
 namespace sluice::cli {
 namespace {
@@ -147,18 +149,11 @@ int show_stats(const InstancePaths& paths, bool json_out, std::ostream& out, std
         err << "sluice: no pinned counters under " << paths.pin_dir << "\n";
         return 1;
     }
-    auto totals = read_percpu_counters(stats.fd(), STAT_REASON_COUNT);
+    auto totals = read_stat_counters(stats.fd());
     if (!totals) {
         err << "sluice: " << totals.error().message << "\n";
         return 1;
     }
-    struct Row {
-        const char* name;
-        const char* kind;
-    };
-#define SLUICE_STAT_ROW(e, str, kind) {str, #kind},
-    static const Row rows[] = {SLUICE_STATS(SLUICE_STAT_ROW)};
-#undef SLUICE_STAT_ROW
     // drop-session-table-full means more to the reader next to how full the
     // table is and what it holds.
     auto sessions = read_pinned_sessions(paths.pin_dir);
@@ -172,12 +167,15 @@ int show_stats(const InstancePaths& paths, bool json_out, std::ostream& out, std
         return 1;
     }
     if (json_out) {
-        json counters = json::object(), kinds = json::object();
+        json counters = json::object(), bytes = json::object(), kinds = json::object();
         for (int i = 0; i < STAT_REASON_COUNT; ++i) {
-            counters[rows[i].name] = totals.value()[i];
-            kinds[rows[i].name] = rows[i].kind;
+            const std::string name(stat_info(i).name);
+            counters[name] = totals.value()[i].packets;
+            if (stat_counts_bytes(i)) bytes[name] = totals.value()[i].bytes;
+            kinds[name] = stat_info(i).kind;
         }
         out << json{{"counters", counters},
+                    {"bytes", bytes},
                     {"kinds", kinds},
                     {"session_table", session_table_fill_json(fill.value())},
                     {"ha", ha_state(paths)}}
@@ -186,8 +184,10 @@ int show_stats(const InstancePaths& paths, bool json_out, std::ostream& out, std
         return 0;
     }
     for (int i = 0; i < STAT_REASON_COUNT; ++i) {
-        out << std::left << std::setw(34) << rows[i].name << std::setw(6) << rows[i].kind << std::right
-            << std::setw(14) << totals.value()[i] << "\n";
+        out << std::left << std::setw(34) << stat_info(i).name << std::setw(6) << stat_info(i).kind << std::right
+            << std::setw(14) << totals.value()[i].packets;
+        if (stat_counts_bytes(i)) out << std::setw(16) << totals.value()[i].bytes << " bytes";
+        out << "\n";
     }
     out << session_table_fill_text(fill.value()) << "\n";
     if (json ha = ha_state(paths); !ha.is_null()) out << ha_line(ha) << "\n";
@@ -260,6 +260,7 @@ int show(const std::string& what, const std::string& instance, bool json_out, st
     if (what == "sessions") return show_sessions(paths, state, json_out, out, err);
     if (what == "stats") return show_stats(paths, json_out, out, err);
     if (what == "egress") return show_egress(instance, json_out, out, err);
+    if (what == "metrics") return show_metrics(instance, json_out, out, err);
     // Rules and pools come from the state file; without it the maps still tell
     // the interface addresses and the live translations.
     if (what == "nat") return show_nat(paths, state, json_out, out, err);

@@ -170,6 +170,20 @@ Result<CompiledConfig> compile(const config::Config& config, uint8_t generation,
     out.screens = compile_screens(config);
     out.default_action = to_policy_action(config.default_action);
     out.timeout_ns = compile_timeouts(config.timeouts);
+
+    // The rate limit is per CPU, a GCRA (maps/observe.h): one event every
+    // interval, `burst` of them back to back.
+    out.default_log = config.default_log;
+    out.flow_log = config.default_log != 0;
+    for (const auto& p : config.policies) {
+        out.policy_log.push_back(p.log);
+        out.flow_log = out.flow_log || p.log != 0;
+    }
+    if (config.flow_log.rate_limit) {
+        out.flow_log_interval_ns = 1'000'000'000ull / config.flow_log.rate_limit;
+        if (out.flow_log_interval_ns == 0) out.flow_log_interval_ns = 1;
+        out.flow_log_tolerance_ns = uint64_t(config.flow_log.burst - 1) * out.flow_log_interval_ns;
+    }
     return out;
 }
 

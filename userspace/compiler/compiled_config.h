@@ -135,6 +135,13 @@ struct CompiledConfig {
     std::vector<zone_screen> screens;
     policy_action default_action = POLICY_ACTION_DENY;
     std::array<uint64_t, TIMEOUT_CLASS_COUNT> timeout_ns{};
+    // Flow logging (maps/observe.h): enum flow_log_flag per policy, by
+    // id, and the default action's; the rate limit per CPU.
+    std::vector<uint32_t> policy_log;
+    uint32_t default_log = 0;
+    bool flow_log = false;               // some policy (or the default) logs
+    uint64_t flow_log_interval_ns = 0;   // 0: no limit
+    uint64_t flow_log_tolerance_ns = 0;
 };
 
 }  // namespace sluice

@@ -110,6 +110,8 @@ Result<CompiledHostInbound> compile_host_inbound(const config::Config& config, u
             if (!item.name.empty()) {
                 id = ids.at(item.name);
                 matches = config::find_named_host_service(item.name)->matches;
+                if (item.name == config::kHostServiceMetrics && config.metrics.listen)
+                    matches = {HostServiceMatch{config::kProtoTcp, {{config.metrics.listen->port, config.metrics.listen->port}}}};
             } else {
                 const std::string name = host_entry_name(item.match);
                 if (auto it = ids.find(name); it != ids.end()) {

@@ -16,6 +16,7 @@
 #include "config/diagnostics.h"
 #include "config/egress_config.h"
 #include "config/ha_config.h"
+#include "config/observe_config.h"
 #include "config/host_services.h"
 #include "config/prefix.h"
 #include "config/session_table_size.h"
@@ -99,6 +100,7 @@ struct Policy {
     std::vector<NameRef> applications;
     PolicyAction action = PolicyAction::deny;
     NameRef ruleset;            // for inspect
+    uint32_t log = 0;           // enum flow_log_flag (maps/observe.h): `log: { open, close, deny }`
 };
 
 enum class FilterAction { accept, drop, count };
@@ -212,6 +214,7 @@ struct Config {
     std::vector<Application> applications;
     std::vector<Policy> policies;
     PolicyAction default_action = PolicyAction::deny;
+    uint32_t default_log = 0;   // `default-log:`: the default action's flow events
     std::vector<Filter> filters;
     Timeouts timeouts;
     Limits limits;
@@ -219,6 +222,8 @@ struct Config {
     std::vector<Ruleset> rulesets;
     Ha ha;
     Egress egress;
+    MetricsConfig metrics;
+    FlowLogConfig flow_log;
     // Ruleset ids the running daemon keeps stable across reloads (sessions
     // carry them); empty: ids follow file order (check, tests).
     std::map<std::string, uint16_t> ruleset_ids;

@@ -16,6 +16,7 @@
 #include "config/address_match.h"
 #include "config/diagnostics.h"
 #include "config/domain_name.h"
+#include "config/endpoint.h"
 #include "config/prefix.h"
 #include "config/values.h"
 
@@ -45,12 +46,7 @@ struct EgressScope {
     std::vector<EgressRule> rules;
 };
 
-struct EgressUpstream {
-    Prefix address;                        // a host prefix
-    uint16_t port = 53;
-    std::string text;
-    Location location;
-};
+using EgressUpstream = Endpoint;   // port 53 unless written
 
 // How long a learned address stays: the answer's TTL clamped to
 // [minimum, maximum], plus grace (a client that got the answer at the end of

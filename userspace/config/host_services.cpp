@@ -25,6 +25,8 @@ const std::vector<NamedHostService>& named_host_services() {
         {"http", "TCP 80", {tcp(80)}},
         {"https", "TCP 443", {tcp(443)}},
         {"traceroute", "UDP 33434-33534 (the firewall answers port unreachable)", {udp(33434, 33534)}},
+        // Its port is the config's (metrics.listen): the compiler fills it in.
+        {kHostServiceMetrics, "TCP to the /metrics endpoint (metrics.listen's port)", {}},
     };
     return services;
 }

@@ -30,5 +30,6 @@ const NamedHostService* find_named_host_service(const std::string& name);
 std::vector<std::string> host_service_names();   // every name, plus "all"
 
 inline constexpr const char* kHostInboundAll = "all";
+inline constexpr const char* kHostServiceMetrics = "metrics";
 
 }  // namespace sluice::config

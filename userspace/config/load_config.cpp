@@ -24,7 +24,8 @@ const std::vector<std::pair<std::string, SectionParser>>& sections() {
         {"filters", parse_filters},           {"timeouts", parse_timeouts},
         {"nat", parse_nat},                   {"inspect", parse_inspect},
         {"limits", parse_limits},             {"ha", parse_ha},
-        {"egress", parse_egress},
+        {"egress", parse_egress},             {"metrics", parse_metrics},
+        {"flow-log", parse_flow_log},         {"default-log", parse_default_log},
     };
     return list;
 }

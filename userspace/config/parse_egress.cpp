@@ -4,45 +4,11 @@
 #include <algorithm>
 #include <charconv>
 
+#include "config/endpoint.h"
 #include "config/sections.h"
 
 namespace sluice::config {
 namespace {
-
-// "198.18.53.1", "198.18.53.1:5353", "2001:2::53", "[2001:2::53]:5353".
-std::optional<EgressUpstream> read_upstream(YamlReader& reader, const YAML::Node& node, const std::string& path) {
-    auto text = reader.scalar(node, path);
-    if (!text) return std::nullopt;
-    std::string host = *text, port;
-    if (host.starts_with("[")) {
-        const auto close = host.find(']');
-        if (close == std::string::npos || (close + 1 < host.size() && host[close + 1] != ':')) {
-            reader.error(node, path, "\"" + *text + "\": write an IPv6 upstream with a port as [2001:2::53]:5353");
-            return std::nullopt;
-        }
-        port = close + 1 < host.size() ? host.substr(close + 2) : "";
-        host = host.substr(1, close - 1);
-    } else if (std::count(host.begin(), host.end(), ':') == 1) {
-        port = host.substr(host.find(':') + 1);
-        host = host.substr(0, host.find(':'));
-    }
-    auto address = parse_address(host);
-    if (!address) {
-        reader.error(node, path, "\"" + *text + "\" is not an upstream resolver's address: " + address.error().message);
-        return std::nullopt;
-    }
-    EgressUpstream upstream{address.value(), 53, *text, location_of(node)};
-    if (!port.empty() || text->ends_with(":")) {
-        unsigned n = 0;
-        auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), n);
-        if (port.empty() || ec != std::errc{} || end != port.data() + port.size() || n == 0 || n > 65535) {
-            reader.error(node, path, "\"" + *text + "\": the port must be 1-65535");
-            return std::nullopt;
-        }
-        upstream.port = static_cast<uint16_t>(n);
-    }
-    return upstream;
-}
 
 std::vector<DomainPattern> read_patterns(YamlReader& reader, const YAML::Node& node, const std::string& path) {
     std::vector<DomainPattern> patterns;
@@ -177,7 +143,7 @@ void parse_egress(YamlReader& reader, const YAML::Node& node, Config& config) {
                          "too many upstreams: " + std::to_string(items.size()) + " (at most " +
                              std::to_string(kMaxEgressUpstreams) + ")");
         for (const auto& [item, item_path] : items)
-            if (auto u = read_upstream(reader, item, item_path)) egress.upstreams.push_back(std::move(*u));
+            if (auto u = read_endpoint(reader, item, item_path, 53, "an upstream resolver's address")) egress.upstreams.push_back(std::move(*u));
     }
     if (const YAML::Node answer = node["deny-answer"])
         if (auto a = reader.choice(answer, field_path(path, "deny-answer"), {"nxdomain", "refused"}))

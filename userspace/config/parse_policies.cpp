@@ -2,6 +2,8 @@
 
 #include "config/sections.h"
 
+#include "observe.h"
+
 namespace sluice::config {
 namespace {
 
@@ -44,7 +46,7 @@ void parse_policies(YamlReader& reader, const YAML::Node& node, Config& config) 
         policy.location = location_of(item);
         if (!reader.expect_map(item, item_path)) continue;
         reader.check_keys(item, item_path, {"name", "description", "from", "to", "source",
-                                            "destination", "application", "action"});
+                                            "destination", "application", "action", "log"});
         if (auto name = reader.required(item, item_path, "name")) {
             policy.name = read_name_ref(reader, *name, field_path(item_path, "name")).name;
             if (!policy.name.empty() && !names.insert(policy.name).second)
@@ -73,6 +75,14 @@ void parse_policies(YamlReader& reader, const YAML::Node& node, Config& config) 
         }
         if (auto action = reader.required(item, item_path, "action"))
             read_action(reader, *action, field_path(item_path, "action"), policy);
+        if (const YAML::Node log = item["log"]) {
+            policy.log = read_log_flags(reader, log, field_path(item_path, "log"));
+            if ((policy.log & (FLOW_LOG_OPEN | FLOW_LOG_CLOSE)) &&
+                (policy.action == PolicyAction::deny || policy.action == PolicyAction::reject))
+                reader.error(log, field_path(item_path, "log"),
+                             std::string("a ") + to_string(policy.action) +
+                                 " policy opens no session: only deny events can be logged");
+        }
         config.policies.push_back(std::move(policy));
     }
 }

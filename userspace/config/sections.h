@@ -23,6 +23,13 @@ void parse_inspect(YamlReader& reader, const YAML::Node& node, Config& config);
 void parse_limits(YamlReader& reader, const YAML::Node& node, Config& config);
 void parse_ha(YamlReader& reader, const YAML::Node& node, Config& config);
 void parse_egress(YamlReader& reader, const YAML::Node& node, Config& config);
+void parse_metrics(YamlReader& reader, const YAML::Node& node, Config& config);
+void parse_flow_log(YamlReader& reader, const YAML::Node& node, Config& config);
+void parse_default_log(YamlReader& reader, const YAML::Node& node, Config& config);
+
+// A `log:` value: `{ open: true, close: true, deny: true }` or a list of
+// those names; enum flow_log_flag bits.
+uint32_t read_log_flags(YamlReader& reader, const YAML::Node& node, const std::string& path);
 
 // Cross-section checks: every zone, address-book, application, filter, pool and
 // ruleset name used must exist; limits of the classifier maps.

@@ -130,6 +130,13 @@ void validate_references(YamlReader& reader, const YAML::Node& root, const Confi
     checker.run();
     validate_nat(reader, root, config);
     validate_ha(reader, config);
+    // host-inbound's `metrics` opens the port the endpoint listens on.
+    for (const auto& zone : config.zones)
+        for (const auto& item : zone.host_inbound)
+            if (item.name == kHostServiceMetrics && !config.metrics.written)
+                reader.error(item.location, item.path,
+                             "host-inbound names metrics, but the config serves no metrics: add `metrics: { listen: "
+                             "ADDRESS:PORT }`");
 }
 
 }  // namespace sluice::config

@@ -52,7 +52,12 @@ Status ConfigApplier::apply(bool initial) {
     const CompiledConfig& compiled = loaded.compiled;
     auto resolved = Datapath::resolve(compiled);
     if (!resolved) return resolved.error();
-    if (auto s = dp_.apply(compiled, resolved.value()); !s) return s;
+    // The metrics listener and the flow log's output open before the flip.
+    if (auto s = observe_.prepare(loaded.parsed); !s) return s;
+    if (auto s = dp_.apply(compiled, resolved.value()); !s) {
+        observe_.abandon();
+        return s;
+    }
     // Interfaces the new config adds get attached; ones it dropped, detached.
     std::set<std::string> wanted;
     for (const auto& itf : resolved.value()) {
@@ -75,6 +80,7 @@ Status ConfigApplier::apply(bool initial) {
         warnings_.push_back(s.error().message);
         daemon_log("reload: " + s.error().message);
     }
+    observe_.adopt(loaded.parsed, loaded.compiled);
     applied_ = std::move(loaded.compiled);
     ha_hash_ = ha;
     nat_.adopt(std::move(loaded.parsed.nat), std::move(resolved.value()));

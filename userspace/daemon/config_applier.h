@@ -17,6 +17,7 @@
 #include "daemon/inspection_host.h"
 #include "daemon/interface_attachments.h"
 #include "daemon/nat_address_sync.h"
+#include "daemon/observability_host.h"
 #include "loader/datapath.h"
 
 namespace sluice {
@@ -24,9 +25,9 @@ namespace sluice {
 class ConfigApplier {
 public:
     ConfigApplier(std::string config_path, Datapath& dp, InterfaceAttachments& attachments,
-                  InspectionHost& inspection, EgressHost& egress, NatAddressSync& nat)
+                  InspectionHost& inspection, EgressHost& egress, NatAddressSync& nat, ObservabilityHost& observe)
         : config_path_(std::move(config_path)), dp_(dp), attachments_(attachments), inspection_(inspection),
-          egress_(egress), nat_(nat) {}
+          egress_(egress), nat_(nat), observe_(observe) {}
 
     // `initial`: at start, where an interface that does not attach or a stage
     // that does not start fails the whole start. On a reload they become
@@ -47,6 +48,7 @@ private:
     InspectionHost& inspection_;
     EgressHost& egress_;
     NatAddressSync& nat_;
+    ObservabilityHost& observe_;
     CompiledConfig applied_;
     std::optional<uint32_t> ha_hash_;  // the ha: section it started with (none: no section)
     std::vector<config::Diagnostic> problems_;

@@ -9,7 +9,8 @@ using nlohmann::json;
 
 constexpr Command kCommands[] = {Command::reload,       Command::status,        Command::inspect_stop,
                                  Command::inspect_start, Command::ha_status,     Command::ha_failover,
-                                 Command::egress_add,    Command::egress_delete, Command::egress_replace};
+                                 Command::egress_add,    Command::egress_delete, Command::egress_replace,
+                                 Command::metrics};
 
 // A field the schema requires, of the type it requires; an Error naming it otherwise.
 template <typename T>
@@ -41,6 +42,7 @@ const char* command_name(Command command) {
     case Command::egress_add: return "egress-add";
     case Command::egress_delete: return "egress-delete";
     case Command::egress_replace: return "egress-replace";
+    case Command::metrics: return "metrics";
     }
     return "?";
 }

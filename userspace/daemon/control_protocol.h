@@ -29,6 +29,7 @@ enum class Command {
     egress_add,     // argument: {"scope", "rule" (YAML), "at" (1-based position, 0 = the end)}
     egress_delete,  // argument: {"scope", "rule"}: every rule equal to it; none is not an error
     egress_replace, // argument: {"scope", "index" (1-based), "rule"}
+    metrics,        // reply.message: /metrics now, in the Prometheus text format
 };
 
 const char* command_name(Command command);

@@ -39,7 +39,8 @@ namespace {
 struct Parts {
     explicit Parts(std::unique_ptr<Datapath> dp, const std::string& config_path, const InstancePaths& paths)
         : datapath(std::move(dp)), attachments(*datapath), inspection(*datapath, paths), egress(*datapath),
-          nat(*datapath), applier(config_path, *datapath, attachments, inspection, egress, nat) {
+          nat(*datapath), observe(*datapath, paths),
+          applier(config_path, *datapath, attachments, inspection, egress, nat, observe) {
         egress.on_policy_change([this](std::shared_ptr<const config::Egress> p) { inspection.update_egress_policy(p); });
     }
     std::unique_ptr<Datapath> datapath;  // the BPF object, its pins and its maps
@@ -47,6 +48,7 @@ struct Parts {
     InspectionHost inspection;           // the inspection stage and ruleset ids
     EgressHost egress;                   // the egress policy's DNS proxy and learned addresses
     NatAddressSync nat;                  // nat_ifaddrs and accept_local
+    ObservabilityHost observe;           // /metrics and the flow log
     ConfigApplier applier;               // config file -> all of the above
     std::unique_ptr<ha::Agent> agent;    // the HA pair's agent, when the file has ha:
 };
@@ -78,6 +80,7 @@ private:
     std::unique_ptr<control::ControlServer> control_;
     state::LastReload last_reload_;
     uint64_t reloads_ = 0;
+    uint64_t reload_failures_ = 0;
 };
 
 state::PublishedState state_of(const RunOptions& options, const InstancePaths& paths, const Parts& parts,
@@ -113,6 +116,7 @@ control::Reply Daemon::reload() {
     } else {
         // The running config stays in force: apply() flips nothing on error.
         last_reload_ = {.ok = false, .message = s.error().message};
+        ++reload_failures_;
         reply.message = s.error().message;
         for (const auto& d : parts_->applier.problems())
             reply.problems.push_back({d.file, d.location.line, d.location.column, d.path, d.message,
@@ -204,6 +208,18 @@ control::Reply Daemon::answer(const control::Request& request) {
     case control::Command::egress_add:
     case control::Command::egress_delete:
     case control::Command::egress_replace: return egress_change(request);
+    case control::Command::metrics: {
+        control::Reply reply;
+        try {
+            auto [text, json] = parts_->observe.metrics_both();
+            reply.message = std::move(text);
+            reply.state = json.dump();
+            reply.ok = true;
+        } catch (const std::exception& e) {
+            reply.message = std::string("cannot collect metrics: ") + e.what();
+        }
+        return reply;
+    }
     case control::Command::status: break;
     }
     control::Reply reply;
@@ -267,6 +283,10 @@ void Daemon::serve() {
                  dp.map_fd(SLUICE_MAP_NAT_PORTS), dp.map_fd(SLUICE_MAP_SRC_RELEASED));
     ha::Agent* agent = parts_->agent.get();
     if (agent) gc.on_removed([agent](const SessionEntry& e) { agent->flow_expired(e); });
+    FlowLogger& flow_log = parts_->observe.flow_log();
+    gc.on_flow_removed([&flow_log](const SessionEntry& e, const SessionEntry* peer, uint64_t now) {
+        flow_log.flow_closed(e, peer, now);
+    });
     std::vector<pollfd> fds;
     for (;;) {
         // The HA agent's next deadline to the nanosecond (ppoll): a
@@ -275,15 +295,17 @@ void Daemon::serve() {
         const timespec timeout{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<long>(wait_ns % 1'000'000'000)};
         fds = {{sfd, POLLIN, 0},
                {watcher ? watcher.value()->fd() : -1, POLLIN, 0},
-               {control_ ? control_->fd() : -1, POLLIN, 0}};
+               {control_ ? control_->fd() : -1, POLLIN, 0},
+               {flow_log.fd(), POLLIN, 0}};
         if (agent)
             for (int fd : agent->fds()) fds.push_back({fd, POLLIN, 0});
         int n = ppoll(fds.data(), fds.size(), &timeout, nullptr);
         if (n > 0 && agent) {
             bool readable = false;
-            for (size_t i = 3; i < fds.size(); ++i) readable |= (fds[i].revents & POLLIN) != 0;
+            for (size_t i = 4; i < fds.size(); ++i) readable |= (fds[i].revents & POLLIN) != 0;
             if (readable) agent->on_readable();
         }
+        if (n > 0 && (fds[3].revents & POLLIN)) flow_log.drain();
         if (n > 0 && (fds[2].revents & POLLIN)) {
             if (auto s = control_->serve_one([this](const control::Request& r) { return answer(r); }); !s)
                 daemon_log(s.error().message);
@@ -317,6 +339,9 @@ void Daemon::serve() {
             if (auto r = gc.maybe_collect(coarse_now_ns()); !r) daemon_log("session GC: " + r.error().message);
         parts_->inspection.check_load();
         parts_->egress.tick();
+        parts_->observe.check_capture();
+        parts_->observe.refresh(agent ? agent->status() : nlohmann::json(), nullptr, reloads_ - reload_failures_,
+                                reload_failures_);
     }
 }
 
@@ -407,6 +432,8 @@ int run_daemon(const RunOptions& options) {
     // Before any thread starts (the inspection workers inherit the mask), so
     // only the signalfd in serve() ever sees these.
     sigprocmask(SIG_BLOCK, &mask, nullptr);
+    // A flow log on a pipe whose reader went away: an error to count, not the end.
+    signal(SIGPIPE, SIG_IGN);
     Daemon d(options);
     return d.run();
 }

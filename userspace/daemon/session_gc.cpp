@@ -28,8 +28,8 @@ SessionGc::SessionGc(int v4, int v6, int cfg, int stats, int nat_ports, int src_
 
 Result<size_t> SessionGc::maybe_collect(uint64_t now) {
     uint64_t created = 0;
-    if (auto counters = read_percpu_counters(stats_fd_, STAT_REASON_COUNT); counters.ok())
-        created = counters.value()[STAT_SESSION_CREATED];
+    if (auto counters = read_stat_counters(stats_fd_); counters.ok())
+        created = counters.value()[STAT_SESSION_CREATED].packets;
     if (created == last_created_ && now < next_due_ns_) return size_t{0};
     last_created_ = created;
     return collect(now);
@@ -90,6 +90,7 @@ Result<size_t> SessionGc::collect(uint64_t now) {
             on_removed_(*f.entry);
             if (f.peer) on_removed_(*f.peer);
         }
+        if (on_flow_removed_) on_flow_removed_(*f.entry, f.peer, now);
     }
     if (auto s = release_sources(plan.expired); !s) return s.error();
     uint64_t next_due = plan.next_due_ns;

@@ -35,6 +35,11 @@ public:
     // Called for each entry removed (both of a flow), after it is gone: the
     // HA agent tells the standby.
     void on_removed(std::function<void(const SessionEntry&)> f) { on_removed_ = std::move(f); }
+    // Called once per flow removed, with its initiator (or the one entry
+    // left) and the other direction if present: the flow log's close.
+    void on_flow_removed(std::function<void(const SessionEntry&, const SessionEntry*, uint64_t now_ns)> f) {
+        on_flow_removed_ = std::move(f);
+    }
 
 private:
     Status release(const ExpiredFlow& flow);
@@ -46,6 +51,7 @@ private:
     uint64_t walks_ = 0;
     uint64_t idle_floor_ns_ = 0;
     std::function<void(const SessionEntry&)> on_removed_;
+    std::function<void(const SessionEntry&, const SessionEntry*, uint64_t)> on_flow_removed_;
 };
 
 }  // namespace sluice

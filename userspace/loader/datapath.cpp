@@ -12,6 +12,7 @@
 #include "loader/attach.h"
 #include "loader/instance_paths.h"
 #include "loader/map_io.h"
+#include "loader/policy_observation.h"
 #include "loader/peer_ports.h"
 #include "loader/egress_tables.h"
 #include "loader/host_inbound_tables.h"
@@ -242,6 +243,7 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
         !s)
         return s;
     if (auto s = write_egress_tables(*this, config.egress); !s) return s;
+    if (auto s = write_policy_observation(*this, config, gen); !s) return s;
 
     // 2. Interfaces: zone bindings and redirect targets (added before the
     //    flip, stale ones removed after it).
@@ -264,6 +266,9 @@ Status Datapath::apply(const CompiledConfig& config, const std::vector<ResolvedI
     cfg.policy_generation = gen;
     cfg.classifier[gen] = t.layout;
     cfg.default_action = static_cast<uint8_t>(config.default_action);
+    cfg.flow_log = config.flow_log ? 1 : 0;
+    cfg.flow_log_interval_ns = config.flow_log_interval_ns;
+    cfg.flow_log_tolerance_ns = config.flow_log_tolerance_ns;
     for (int i = 0; i < TIMEOUT_CLASS_COUNT; ++i) cfg.timeout_ns[i] = config.timeout_ns[i];
     cfg.config_generation += 1;
     cfg.fib_generation += 1;  // zone bindings may have moved: recheck egress

@@ -85,6 +85,16 @@ Result<std::vector<uint64_t>> read_percpu_words(int fd, uint32_t key, size_t wor
     return sums;
 }
 
+Result<std::vector<stat_counter>> read_stat_counters(int fd) {
+    std::vector<stat_counter> totals(STAT_REASON_COUNT);
+    for (uint32_t i = 0; i < STAT_REASON_COUNT; ++i) {
+        auto words = read_percpu_words(fd, i, 2);
+        if (!words) return words.error();
+        totals[i] = stat_counter{words.value()[0], words.value()[1]};
+    }
+    return totals;
+}
+
 Result<std::vector<uint64_t>> read_percpu_counters(int fd, uint32_t entries) {
     std::vector<uint64_t> totals(entries, 0);
     for (uint32_t i = 0; i < entries; ++i) {

@@ -88,5 +88,7 @@ std::vector<K> map_keys(int fd) {
 Result<std::vector<uint64_t>> read_percpu_words(int fd, uint32_t key, size_t words);
 // Sums a per-CPU u64 array slot over all possible CPUs.
 Result<std::vector<uint64_t>> read_percpu_counters(int fd, uint32_t entries);
+// The stats map (maps/stats.h): packets and bytes per enum stat_reason.
+Result<std::vector<stat_counter>> read_stat_counters(int stats_fd);
 
 }  // namespace sluice

@@ -1,0 +1,45 @@
+#include "observe/metrics_server.h"
+
+#include <httplib.h>
+
+#include "observe/prometheus_text.h"
+
+namespace sluice::observe {
+
+Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const std::string& address, uint16_t port,
+                                                            std::function<std::string()> render) {
+    std::unique_ptr<MetricsServer> s(new MetricsServer());
+    s->server_ = std::make_unique<httplib::Server>();
+    s->address_ = address;
+    s->port_ = port;
+    // Scrapes are rare and small: two threads serve them (httplib's default
+    // pool is one thread per CPU).
+    s->server_->new_task_queue = [] { return new httplib::ThreadPool(2); };
+    s->server_->Get("/metrics", [render](const httplib::Request&, httplib::Response& res) {
+        try {
+            res.set_content(render(), kPrometheusContentType);
+        } catch (const std::exception& e) {
+            res.status = 500;
+            res.set_content(std::string("sluice: cannot collect metrics: ") + e.what() + "\n", "text/plain");
+        }
+    });
+    s->server_->Get("/", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content("sluice: metrics are at /metrics\n", "text/plain");
+    });
+    const std::string where = (address.find(':') != std::string::npos ? "[" + address + "]" : address) + ":" +
+                              std::to_string(port);
+    if (!s->server_->bind_to_port(address, port))
+        return make_error(ErrorCode::Busy, "cannot listen on " + where +
+                                             " for /metrics: the address is in use or not an address of this "
+                                             "host (metrics.listen)");
+    httplib::Server* server = s->server_.get();
+    s->thread_ = std::thread([server] { server->listen_after_bind(); });
+    return s;
+}
+
+MetricsServer::~MetricsServer() {
+    if (server_) server_->stop();
+    if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace sluice::observe
