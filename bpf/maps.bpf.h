@@ -291,7 +291,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct capture_scratch);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } capture_sample SEC(".maps");
 

@@ -188,34 +188,38 @@ static __always_inline void flow_log_close(const struct runtime_config *cfg, con
 
 /* `sluice capture` (maps/observe.h): a packet dropped (or passed) under
  * reason goes to capture_events with its first snaplen bytes, when capture
- * is on, the reason is the one asked for and the sample lets it through. */
-static __always_inline void capture_packet(hook_ctx *ctx, __u32 reason, int dropped)
+ * is on, the reason is the one asked for and the sample lets it through.
+ * A global function: the verifier checks it once, not at each of the
+ * pipeline's drop and pass sites (which would double its work). */
+__noinline int capture_packet(hook_ctx *ctx, __u32 reason, __u32 dropped)
 {
 	__u32 key = 0;
 	struct capture_config *c = bpf_map_lookup_elem(&capture_cfg, &key);
-	struct capture_record r = {};
-	__u64 *seen, caplen;
+	struct capture_scratch *s;
+	__u64 caplen;
 
-	if (!c || !c->enabled)
-		return;
+	if (!ctx || !c || !c->enabled)
+		return 0;
 	if (c->reason == CAPTURE_ANY_DROP ? !dropped : c->reason != reason)
-		return;
-	seen = bpf_map_lookup_elem(&capture_sample, &key);
-	if (!seen)
-		return;
-	*seen += 1;
-	if (c->sample_every > 1 && (*seen % c->sample_every) != 0)
-		return;
-	r.time_ns = bpf_ktime_get_ns();
-	r.ifindex = ctx->ingress_ifindex;
-	r.reason = reason;
-	r.len = hook_frame_len(ctx);
-	caplen = r.len < c->snaplen ? r.len : c->snaplen;
+		return 0;
+	s = bpf_map_lookup_elem(&capture_sample, &key);
+	if (!s)
+		return 0;
+	s->seen += 1;
+	if (c->sample_every > 1 && (s->seen % c->sample_every) != 0)
+		return 0;
+	s->record.time_ns = bpf_ktime_get_ns();
+	s->record.ifindex = ctx->ingress_ifindex;
+	s->record.reason = reason;
+	s->record.len = hook_frame_len(ctx);
+	caplen = s->record.len < c->snaplen ? s->record.len : c->snaplen;
 	if (caplen > CAPTURE_SNAPLEN_MAX)
 		caplen = CAPTURE_SNAPLEN_MAX;
-	r.caplen = caplen;
+	s->record.caplen = caplen;
 	/* The helper appends the frame's first caplen bytes to the record. */
-	bpf_perf_event_output(ctx, &capture_events, BPF_F_CURRENT_CPU | (caplen << 32), &r, sizeof(r));
+	bpf_perf_event_output(ctx, &capture_events, BPF_F_CURRENT_CPU | (caplen << 32), &s->record,
+			      sizeof(s->record));
+	return 1;
 }
 
 #endif

@@ -113,4 +113,12 @@ struct capture_record {
 	__u32 pad;
 };
 
+/* capture_sample (per-CPU, one entry): the sample's count, and the record
+ * being built (here, not on the stack: the drop paths of the SYN proxy have
+ * little stack left). */
+struct capture_scratch {
+	__u64 seen;
+	struct capture_record record;
+};
+
 #endif

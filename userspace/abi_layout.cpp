@@ -311,6 +311,7 @@ PIN_OFFSET(flow_event, bytes, 136);
 
 PIN_SIZE(capture_config, 24);
 PIN_SIZE(capture_record, 24);
+PIN_SIZE(capture_scratch, 32);
 PIN_OFFSET(capture_record, reason, 12);
 PIN_OFFSET(capture_record, len, 16);
 
