@@ -206,6 +206,8 @@ json describe(const TraceRun& r, const std::optional<FrameKey>& key, const state
     if (!j["filter_rule"].is_null() && (reason == "drop-filter" || j["policy"].is_null()))
         decided = "filter " + j["filter_rule"]["filter"].get<std::string>() + " rule " +
                   j["filter_rule"]["rule"].get<std::string>() + " (" + j["filter_rule"]["action"].get<std::string>() + ")";
+    else if (!j["policy"].is_null() && r.policy_id == SESSION_POLICY_RELATED)
+        decided = "the default action (" + j["policy"]["action"].get<std::string>() + ")";
     else if (!j["policy"].is_null())
         decided = "policy " + j["policy"]["name"].get<std::string>() + " (" + j["policy"]["action"].get<std::string>() + ")";
     else if (hit)
