@@ -73,7 +73,8 @@ Status check_machine(const std::vector<std::string>& programs) {
 
 std::vector<Benchmark> all_benchmarks() {
     return {throughput_benchmark(), scale_benchmark(),  inspect_benchmark(),
-            synflood_benchmark(),   ha_benchmark(),     smallpkt_benchmark(), egress_benchmark()};
+            synflood_benchmark(),   ha_benchmark(),     smallpkt_benchmark(), egress_benchmark(),
+            observe_benchmark()};
 }
 
 void add_bench_commands(CLI::App& app) {

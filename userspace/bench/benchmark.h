@@ -50,6 +50,7 @@ Benchmark synflood_benchmark();    // SYN flood and one-source flood (docs/host-
 Benchmark ha_benchmark();          // failover: sluice's HA pair vs keepalived + conntrackd (docs/ha.md)
 Benchmark smallpkt_benchmark();    // 64-byte UDP: Mpps, loss, CPU ns per forwarded packet (docs/benchmarks.md)
 Benchmark egress_benchmark();      // egress by name: sluice vs dnsmasq + nftables sets (docs/benchmarks.md)
+Benchmark observe_benchmark();     // flow logs, metrics scraping, capture: off vs on (docs/benchmarks.md)
 
 // Every benchmark, in the order `sluice bench --help` lists them.
 std::vector<Benchmark> all_benchmarks();

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `sluice bench observe --quick` (docs/benchmarks.md, "Observability cost"),
+# the plumbing only, no speed thresholds:
+#   - the run ends with exit 0 and writes its results (JSON lines) and report;
+#   - every configuration (off, on) was measured in both parts, each
+#     measurement with its proof: sluice forwarded what arrived; for on,
+#     flow-log lines for every session, scrapes of /metrics answered 200,
+#     the capture ran with capture_cfg enabled; off logged nothing;
+#   - the denied probe after each block was logged (on) or not (off) and
+#     captured (on);
+#   - `sluice bench report` renders the goal table from the records alone;
+#   - the benchmark leaves no namespace, pin or process of its own behind;
+#   - a run without off among the configurations is refused before any lab.
+# The benchmark builds and removes its own lab (namespaces b<ob><pid>-*).
+source "$(dirname "$0")/lib.sh"
+it_init bench-observe bo
+it_need_root_and_bpf
+for tool in trafgen curl taskset; do
+    command -v "$tool" >/dev/null || it_skip "$tool is not installed (scripts/setup.sh installs it)"
+done
+BUILD=${SLUICE_BUILD_DIR:-$IT_SRC/build}
+[ -x "$BUILD/tests/sluice_connrate" ] || it_skip "no $BUILD/tests/sluice_connrate (cmake --build build --target sluice_connrate)"
+[ "$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)" = 0 ] ||
+    it_skip "kernel.bpf_stats_enabled is 1 (the benchmark refuses to run with it)"
+
+ns_before=$(ip netns list | awk '{print $1}' | grep '^bob[0-9]' | sort)
+pins_before=$(ls -d /sys/fs/bpf/sluice/netns/bob[0-9]* 2>/dev/null | sort)
+
+# 1. A refused option list: nothing is built.
+out=$("$SLUICE" bench observe --quick --build "$BUILD" --configs on,log --out "$IT_TMP/refused.md" 2>&1)
+rc=$?
+it_expect_eq "--configs without off is refused" 1 "$rc"
+it_check "... saying off must be among them" grep -q "must include off" <<<"$out"
+
+# 2. The smoke run.
+it_log "sluice bench observe --quick (about a minute and a half)"
+# --quiet-busy 100: the quiet gate lets it through on a busy machine too
+# (the numbers are not what this test checks).
+"$SLUICE" bench observe --quick --quiet-busy 100 --build "$BUILD" --out "$IT_TMP/observe.md" >"$IT_TMP/run.log" 2>&1 &
+IT_PIDS+=($!)
+BENCH_PID=$!
+wait "$BENCH_PID"
+rc=$?
+it_forget_pid "$BENCH_PID"
+[ "$rc" -eq 0 ] || { tail -n 40 "$IT_TMP/run.log"; }
+it_expect_eq "the quick run exits 0" 0 "$rc"
+it_check "the report was written" test -s "$IT_TMP/observe.md"
+it_check "the results were written" test -s "$IT_TMP/observe.jsonl"
+
+"$IT_PY" - "$IT_TMP/observe.jsonl" <<'EOF'
+import json, sys
+records = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+failures = []
+def check(what, ok):
+    print(("  ok:   " if ok else "  FAIL: ") + what)
+    if not ok:
+        failures.append(what)
+
+setup = [r for r in records if r.get("event") == "setup"]
+check("one setup record naming off and on", len(setup) == 1 and setup[0].get("configs") == ["off", "on"])
+est = [r for r in records if r.get("part") == "established"]
+conn = [r for r in records if r.get("part") == "connections"]
+probes = [r for r in records if r.get("part") == "probe"]
+check("(a): off and on, at the fixed rate and unlimited",
+      sorted((r["config"], r["rate"]) for r in est) ==
+      [("off", "fixed"), ("off", "unlimited"), ("on", "fixed"), ("on", "unlimited")])
+check("(a): every window received packets and has a CPU time per packet",
+      all(r["received_packets"] > 0 and r["softirq_ns_per_packet"] > 0 for r in est))
+check("(a): sluice forwarded at least what arrived", all(r["forwarded"] >= 0.99 * r["received_packets"] for r in est))
+check("(a) on: flow-log lines for every flow, scrapes answered",
+      all(r["flow_log_lines"] >= 256 and r["scrapes_ok"] >= 1 for r in est if r["config"] == "on"))
+check("(a) off: no flow-log line", all(r["flow_log_lines"] == 0 for r in est if r["config"] == "off"))
+check("(a) on: the proof names the capture", all("capture_cfg enabled" in r["in_path"] for r in est if r["config"] == "on"))
+check("(b): off and on measured", sorted(r["config"] for r in conn) == ["off", "on"])
+check("(b): connections completed, through sluice",
+      all(r["completed"] > 0 and r["sessions_created"] >= r["completed"] for r in conn))
+on = [r for r in conn if r["config"] == "on"]
+check("(b) on: an open and a close line for every connection",
+      all(r["flow_log_open"] >= r["sessions_created"] and r["flow_log_close"] >= 0.99 * r["flow_log_open"] for r in on))
+check("(b) off: no flow-log line", all(r["flow_log_lines"] == 0 for r in conn if r["config"] == "off"))
+check("a probe after every block", len(probes) == 4)
+check("on's probes were logged and captured",
+      all(r["deny_lines"] >= r["sent"] and (r["captured"] or 0) >= r["sent"] for r in probes if r["config"] == "on"))
+check("off's probes were not logged", all(r["deny_lines"] == 0 for r in probes if r["config"] == "off"))
+check("an end record", any(r.get("event") == "end" for r in records))
+sys.exit(1 if failures else 0)
+EOF
+py_rc=$?
+it_expect_eq "the records hold every measurement and its proof" 0 "$py_rc"
+
+report=$("$SLUICE" bench report "$IT_TMP/observe.jsonl" 2>&1)
+it_check "bench report renders the goal table again" grep -q "| on | established packets at the fixed rate" <<<"$report"
+it_check "... and the new-connections goal" grep -q "| on | new connections per second: on / off | ≥ 0.90 |" <<<"$report"
+it_check "... and the proofs" grep -q "^on connections pass 1: sluice" <<<"$report"
+
+ns_after=$(ip netns list | awk '{print $1}' | grep '^bob[0-9]' | sort)
+it_expect_eq "no namespace of the benchmark is left" "$ns_before" "$ns_after"
+pins_after=$(ls -d /sys/fs/bpf/sluice/netns/bob[0-9]* 2>/dev/null | sort)
+it_expect_eq "no pins of the benchmark are left" "$pins_before" "$pins_after"
+it_finish

@@ -1,0 +1,229 @@
+#include "bench/observe_report.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "bench/observe_checks.h"
+#include "bench/report.h"
+
+namespace sluice::bench {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kEstablishedGoal = 0.97;
+constexpr double kConnectionsGoal = 0.90;
+
+// The configurations of the run, in the order it listed them.
+std::vector<std::string> configs_of(const json& setup, const std::vector<json>& records) {
+    std::vector<std::string> out;
+    if (setup.contains("configs") && setup["configs"].is_array())
+        for (const auto& c : setup["configs"])
+            if (c.is_string()) out.push_back(c.get<std::string>());
+    if (!out.empty()) return out;
+    for (const auto& c : observe_configs())
+        if (!select(records, {{"config", c}}).empty()) out.push_back(c);
+    return out;
+}
+
+std::map<int, double> established(const std::vector<json>& records, const std::string& config,
+                                  const std::string& rate, const std::string& field) {
+    return by_pass(records, {{"part", "established"}, {"config", config}, {"rate", rate}}, field);
+}
+
+std::map<int, double> connections(const std::vector<json>& records, const std::string& config,
+                                  const std::string& field) {
+    return by_pass(records, {{"part", "connections"}, {"config", config}}, field);
+}
+
+std::vector<double> scaled(const std::map<int, double>& per_pass, double factor) {
+    std::vector<double> out;
+    for (const auto& [pass, v] : per_pass) out.push_back(v * factor);
+    return out;
+}
+
+std::string per_pass_line(const std::map<int, double>& per_pass) {
+    std::string out;
+    for (const auto& [pass, v] : per_pass) out += (out.empty() ? "" : ", ") + std::to_string(pass) + ": " + fixed(v, 3);
+    return out.empty() ? "-" : out;
+}
+
+std::string established_table(const std::vector<json>& records, const std::vector<std::string>& configs,
+                              const std::string& rate) {
+    const bool unlimited = rate == "unlimited";
+    std::vector<std::string> header{"configuration", "offered Mpps", "received Mpps", "loss %", "CPU ns/pkt (softirq)",
+                                    "off CPU / this CPU (throughput equivalent)"};
+    if (unlimited)
+        header.push_back("received / off");
+    else
+        header.insert(header.end(), {"busy ns/pkt (all CPU time)", "off busy / this busy", "daemon CPU %"});
+    MarkdownTable t(header);
+    const auto off_cpu = established(records, "off", rate, "softirq_ns_per_packet");
+    const auto off_busy = established(records, "off", rate, "busy_ns_per_packet");
+    const auto off_received = established(records, "off", rate, "received_pps");
+    bool any = false;
+    for (const auto& config : configs) {
+        const auto cpu = established(records, config, rate, "softirq_ns_per_packet");
+        if (cpu.empty()) continue;
+        any = true;
+        const auto received = established(records, config, rate, "received_pps");
+        std::vector<std::string> row{observe_config_label(config),
+                                     format_spread(scaled(established(records, config, rate, "offered_pps"), 1e-6), 3),
+                                     format_spread(scaled(received, 1e-6), 3),
+                                     format_spread(values(established(records, config, rate, "loss_percent")), 2),
+                                     format_spread(values(cpu), 0),
+                                     format_spread(values(ratios_by_pass(off_cpu, cpu)), 3)};
+        if (unlimited) {
+            row.push_back(format_spread(values(ratios_by_pass(received, off_received)), 3));
+        } else {
+            const auto busy = established(records, config, rate, "busy_ns_per_packet");
+            row.push_back(format_spread(values(busy), 0));
+            row.push_back(format_spread(values(ratios_by_pass(off_busy, busy)), 3));
+            row.push_back(format_spread(values(established(records, config, rate, "daemon_cpu_percent")), 1));
+        }
+        t.row(row);
+    }
+    return any ? t.str() : "";
+}
+
+std::string connections_table(const std::vector<json>& records, const std::vector<std::string>& configs) {
+    MarkdownTable t({"configuration", "new connections/s", "this / off", "p50 ms", "p99 ms", "failed",
+                     "flow-log lines per connection", "daemon CPU %"});
+    const auto off_rate = connections(records, "off", "conn_per_second");
+    bool any = false;
+    for (const auto& config : configs) {
+        const auto rate = connections(records, config, "conn_per_second");
+        if (rate.empty()) continue;
+        any = true;
+        std::vector<double> p50, p99, lines_per;
+        for (const auto& [pass, v] : connections(records, config, "p50_us")) p50.push_back(v / 1000);
+        for (const auto& [pass, v] : connections(records, config, "p99_us")) p99.push_back(v / 1000);
+        const auto lines = connections(records, config, "flow_log_lines");
+        const auto created = connections(records, config, "sessions_created");
+        for (const auto& [pass, v] : ratios_by_pass(lines, created)) lines_per.push_back(v);
+        t.row({observe_config_label(config), format_spread(values(rate), 0),
+               format_spread(values(ratios_by_pass(rate, off_rate)), 3), format_spread(p50, 1),
+               format_spread(p99, 1), format_spread(values(connections(records, config, "failed")), 0),
+               observe_logs(config) ? format_spread(lines_per, 2) : "0",
+               format_spread(values(connections(records, config, "daemon_cpu_percent")), 0)});
+    }
+    return any ? t.str() : "";
+}
+
+}  // namespace
+
+std::map<int, double> ratios_by_pass(const std::map<int, double>& a, const std::map<int, double>& b) {
+    std::map<int, double> out;
+    for (const auto& [pass, denominator] : b) {
+        auto it = a.find(pass);
+        if (it != a.end() && denominator > 0) out[pass] = it->second / denominator;
+    }
+    return out;
+}
+
+std::vector<ObserveGoal> observe_goals(const std::vector<json>& records) {
+    std::vector<ObserveGoal> goals;
+    auto finish = [&](ObserveGoal g) {
+        if (g.per_pass.empty()) return;
+        g.spread = spread_of(values(g.per_pass));
+        // Reached: within rounding of the goal (0.85 and 0.95 have a median
+        // of 0.9 in print, not a hair below it).
+        constexpr double kSlack = 1e-9;
+        for (const auto& [pass, v] : g.per_pass)
+            if (v + kSlack >= g.goal) ++g.passes_met;
+        g.met = g.spread && g.spread->median + kSlack >= g.goal;
+        goals.push_back(std::move(g));
+    };
+    for (const auto& config : observe_configs()) {
+        if (config == "off") continue;
+        ObserveGoal e;
+        e.config = config;
+        e.measure = "established";
+        e.label = "established packets at the fixed rate: off CPU ns/pkt / " + config + " CPU ns/pkt";
+        e.goal = kEstablishedGoal;
+        e.per_pass = ratios_by_pass(established(records, "off", "fixed", "softirq_ns_per_packet"),
+                                    established(records, config, "fixed", "softirq_ns_per_packet"));
+        finish(std::move(e));
+        ObserveGoal c;
+        c.config = config;
+        c.measure = "connections";
+        c.label = "new connections per second: " + config + " / off";
+        c.goal = kConnectionsGoal;
+        c.per_pass = ratios_by_pass(connections(records, config, "conn_per_second"),
+                                    connections(records, "off", "conn_per_second"));
+        finish(std::move(c));
+    }
+    return goals;
+}
+
+std::string observe_report(const std::vector<json>& records) {
+    auto setups = select(records, {{"event", "setup"}});
+    const json setup = setups.empty() ? json::object() : setups.front();
+    const auto configs = configs_of(setup, records);
+    std::ostringstream out;
+    out << "### Observability cost, " << setup.value("date", utc_now()) << "\n\n";
+    out << setup.value("machine", machine_line()) << "; load average " << setup.value("load_start", std::string("?"))
+        << " at the start";
+    auto ends = select(records, {{"event", "end"}});
+    if (!ends.empty()) out << ", " << ends.front().value("load_end", std::string("?")) << " at the end";
+    if (setup.contains("quiet_busy_percent") && setup["quiet_busy_percent"].is_number())
+        out << "; the machine " << fixed(setup["quiet_busy_percent"].get<double>(), 1)
+            << " % busy over 5 s at the quiet gate";
+    out << ". " << setup.value("passes", 0) << " pass(es), configurations interleaved (pass p starts at the p-th); "
+        << "sluice in the `" << setup.value("xdp_mode", std::string("?")) << "` mode on lan0 and wan0.";
+    if (setup.contains("curl")) out << " " << setup["curl"].get<std::string>() << ".";
+    out << "\n\n";
+
+    const auto goals = observe_goals(records);
+    if (!goals.empty()) {
+        MarkdownTable g({"configuration", "measure", "goal", "median (min–max) over passes", "passes at or above",
+                         "met (median)"});
+        for (const auto& goal : goals)
+            g.row({goal.config, goal.label, "≥ " + fixed(goal.goal, 2), format_spread(goal.spread, 3),
+                   std::to_string(goal.passes_met) + " of " + std::to_string(goal.per_pass.size()),
+                   goal.met ? "yes" : "no"});
+        out << "Issue 21's goal (point 4), each ratio taken within a pass against off:\n\n" << g.str() << "\n";
+        out << "Per pass (pass: ratio):\n\n";
+        for (const auto& goal : goals)
+            out << "- " << goal.config << ", " << goal.measure << ": " << per_pass_line(goal.per_pass) << "\n";
+        out << "\n";
+    }
+
+    const std::string fixed_table = established_table(records, configs, "fixed");
+    if (!fixed_table.empty()) {
+        out << "(a) Established UDP flows (" << setup.value("flows", 0) << " flows of "
+            << setup.value("frame_bytes", 60) + 4 << "-byte frames, LAN host → WAN host), at "
+            << setup.value("rate_pps", uint64_t{0}) << " packets/s offered, " << setup.value("seconds", 0.0)
+            << " s windows:\n\n"
+            << fixed_table << "\n";
+        const std::string unlimited = established_table(records, configs, "unlimited");
+        if (!unlimited.empty()) out << "The same flows unlimited (as fast as one trafgen core sends):\n\n" << unlimited << "\n";
+    }
+    const std::string conn = connections_table(records, configs);
+    if (!conn.empty())
+        out << "(b) New TCP connections (sluice_connrate: connect, 80-byte request, 200-byte answer, close; "
+            << setup.value("conn_threads", 0) << " client threads × " << setup.value("conn_concurrency", 0)
+            << " in flight, " << setup.value("conn_seconds", 0.0) << " s counted per run):\n\n"
+            << conn << "\n";
+    out << "Cells: median (min–max) over passes; ratios per pass against off of the same pass, median (min–max) of "
+           "those. CPU ns/pkt: the softirq time of all CPUs (/proc/stat, tick-sampled) over the window divided by "
+           "the packets the receiver counted: the firewall's per-packet work plus the veth and receiver work every "
+           "configuration pays. busy ns/pkt: every CPU's non-idle time over the window per packet (the generator, "
+           "the daemon, the scraper and the capture included). The goal's throughput equivalent is off's CPU per "
+           "packet over the configuration's: 1.00 costs the same, 0.97 is 3 % more CPU per packet. daemon CPU %: the "
+           "sluice daemon's user + system time over the window (a) or the client's run (b), in % of one CPU.\n";
+
+    std::string paths;
+    for (const auto& r : records) {
+        if (!r.contains("in_path") || !r.contains("config")) continue;
+        std::string what = r.value("part", std::string("?"));
+        if (r.contains("rate")) what += " " + r["rate"].get<std::string>();
+        if (r.contains("after")) what += " after " + r["after"].get<std::string>();
+        paths += r["config"].get<std::string>() + " " + what + " pass " + std::to_string(r.value("pass", 0)) + ": " +
+                 r["in_path"].get<std::string>() + "\n";
+    }
+    if (!paths.empty()) out << "\nWhat proved each measurement's path:\n\n```\n" << paths << "```\n";
+    return out.str();
+}
+
+}  // namespace sluice::bench
