@@ -109,7 +109,7 @@ TEST(ConfigObserve, MistakesAreReportedWhereTheyAre) {
         {"metrics: { listen: 198.18.1.1 }\n", "t.yaml:3:20: metrics.listen: \"198.18.1.1\" has no port"},
         {"metrics: { listen: \"198.18.1.1:0\" }\n", "metrics.listen: \"198.18.1.1:0\": the port must be 1-65535"},
         {"metrics: { listen: nowhere:9100 }\n", "metrics.listen: \"nowhere:9100\" is not an address to serve"},
-        {"metrics: { listen: \"198.18.1.1:9100\", port: 9100 }\n", "metrics: unknown key \"port\""},
+        {"metrics: { listen: \"198.18.1.1:9100\", port: 9100 }\n", "metrics.port: unknown key \"port\""},
         {"metrics: { listen: \"198.18.1.1:9100\" }\nflow-log: { output: kafka }\n", "flow-log.output"},
         {"metrics: { listen: \"198.18.1.1:9100\" }\nflow-log: { path: relative.log }\n",
          "flow-log.path: write an absolute path"},

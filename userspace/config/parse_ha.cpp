@@ -32,20 +32,6 @@ const HaGroup* Ha::group_of_interface(const std::string& name) const {
 
 namespace {
 
-std::optional<uint64_t> read_number(YamlReader& reader, const YAML::Node& node, const std::string& path,
-                                    uint64_t lo, uint64_t hi, const std::string& what) {
-    auto text = reader.scalar(node, path);
-    if (!text) return std::nullopt;
-    uint64_t n = 0;
-    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), n);
-    if (text->empty() || ec != std::errc{} || end != text->data() + text->size() || n < lo || n > hi) {
-        reader.error(node, path,
-                     "\"" + *text + "\" is not " + what + " (" + std::to_string(lo) + "-" + std::to_string(hi) + ")");
-        return std::nullopt;
-    }
-    return n;
-}
-
 // "198.18.1.254/24": an address and its subnet's length (host bits are the
 // point here, unlike a policy prefix). `host_only`: a bare address.
 std::optional<HaAddress> read_address(YamlReader& reader, const YAML::Node& node, const std::string& path,
@@ -147,7 +133,7 @@ void read_nodes(YamlReader& reader, const YAML::Node& node, const std::string& p
         if (!reader.expect_map(value, npath)) continue;
         reader.check_keys(value, npath, {"id", "fabric-address"});
         if (auto id = reader.required(value, npath, "id")) {
-            if (auto v = read_number(reader, *id, field_path(npath, "id"), 1, 255, "a node id")) {
+            if (auto v = reader.whole_number(*id, field_path(npath, "id"), 1, 255, "a node id")) {
                 n.id = static_cast<uint8_t>(*v);
                 if (!ids.insert(n.id).second)
                     reader.error(*id, field_path(npath, "id"), "node id " + std::to_string(n.id) + " is used twice");
@@ -212,7 +198,7 @@ void read_group(YamlReader& reader, const YAML::Node& value, const std::string& 
             // A bad value is reported here and kept as 0, so the node does
             // not also count as missing.
             for (const auto& [name, pvalue] : reader.named_entries(*prio, ppath, "node")) {
-                auto v = read_number(reader, pvalue, field_path(ppath, name.name), 1, 254, "a priority");
+                auto v = reader.whole_number(pvalue, field_path(ppath, name.name), 1, 254, "a priority");
                 g.priority[name.name] = static_cast<uint8_t>(v.value_or(0));
                 g.priority_locations[name.name] = name.location;
             }
@@ -243,7 +229,7 @@ void parse_ha(YamlReader& reader, const YAML::Node& node, Config& config) {
         }
     }
     if (const YAML::Node port = node["port"])
-        if (auto v = read_number(reader, port, field_path(path, "port"), 1, 65535, "a UDP port"))
+        if (auto v = reader.whole_number(port, field_path(path, "port"), 1, 65535, "a UDP port"))
             ha.port = static_cast<uint16_t>(*v);
     if (const YAML::Node hb = node["heartbeat"]) read_heartbeat(reader, hb, field_path(path, "heartbeat"), ha);
     if (auto nodes = reader.required(node, path, "nodes")) read_nodes(reader, *nodes, field_path(path, "nodes"), ha);

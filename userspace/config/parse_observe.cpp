@@ -1,6 +1,5 @@
 // `metrics:`, `flow-log:`, `default-log:` and the policies' `log:`
 // (docs/operations.md).
-#include <charconv>
 
 #include "config/endpoint.h"
 #include "config/sections.h"
@@ -9,21 +8,6 @@
 
 namespace sluice::config {
 namespace {
-
-std::optional<uint64_t> read_whole(YamlReader& reader, const YAML::Node& node, const std::string& path,
-                                   uint64_t lo, uint64_t hi, const std::string& unit) {
-    auto text = reader.scalar(node, path);
-    if (!text) return std::nullopt;
-    uint64_t n = 0;
-    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), n);
-    if (text->empty() || ec != std::errc{} || end != text->data() + text->size() || n < lo || n > hi) {
-        reader.error(node, path,
-                     "\"" + *text + "\" is not a whole number of " + unit + " in " + std::to_string(lo) + "-" +
-                         std::to_string(hi));
-        return std::nullopt;
-    }
-    return n;
-}
 
 const std::vector<std::pair<std::string, int>>& facilities() {
     static const std::vector<std::pair<std::string, int>> list = {
@@ -118,14 +102,14 @@ void parse_flow_log(YamlReader& reader, const YAML::Node& node, Config& config) 
         }
     }
     if (const YAML::Node keep = node["keep"])
-        if (auto n = read_whole(reader, keep, field_path(path, "keep"), 0, 1000, "rotated files"))
+        if (auto n = reader.whole_number(keep, field_path(path, "keep"), 0, 1000, "a number of rotated files"))
             log.keep = static_cast<unsigned>(*n);
     if (const YAML::Node syslog = node["syslog"]) read_syslog(reader, syslog, field_path(path, "syslog"), log);
     if (const YAML::Node rate = node["rate-limit"])
-        if (auto n = read_whole(reader, rate, field_path(path, "rate-limit"), 0, 10'000'000, "events per second"))
+        if (auto n = reader.whole_number(rate, field_path(path, "rate-limit"), 0, 10'000'000, "a number of events per second per CPU"))
             log.rate_limit = static_cast<uint32_t>(*n);
     if (const YAML::Node burst = node["burst"])
-        if (auto n = read_whole(reader, burst, field_path(path, "burst"), 1, 10'000'000, "events"))
+        if (auto n = reader.whole_number(burst, field_path(path, "burst"), 1, 10'000'000, "a number of events"))
             log.burst = static_cast<uint32_t>(*n);
 }
 

@@ -1,5 +1,6 @@
 #include "config/yaml_reader.h"
 
+#include <charconv>
 #include <set>
 
 #include "config/suggest.h"
@@ -106,6 +107,19 @@ std::optional<std::string> YamlReader::scalar(const YAML::Node& node, const std:
     if (node.IsScalar()) return node.Scalar();
     error(node, path, std::string("expected a single value, got ") + type_name(node));
     return std::nullopt;
+}
+
+std::optional<uint64_t> YamlReader::whole_number(const YAML::Node& node, const std::string& path, uint64_t lo,
+                                                 uint64_t hi, const std::string& what) {
+    auto text = scalar(node, path);
+    if (!text) return std::nullopt;
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), n);
+    if (text->empty() || ec != std::errc{} || end != text->data() + text->size() || n < lo || n > hi) {
+        error(node, path, "\"" + *text + "\" is not " + what + " (" + std::to_string(lo) + "-" + std::to_string(hi) + ")");
+        return std::nullopt;
+    }
+    return n;
 }
 
 std::optional<bool> YamlReader::boolean(const YAML::Node& node, const std::string& path) {

@@ -45,6 +45,9 @@ public:
 
     std::optional<std::string> scalar(const YAML::Node& node, const std::string& path);
     std::optional<bool> boolean(const YAML::Node& node, const std::string& path);
+    // A whole number in [lo, hi], else `"TEXT" is not WHAT (lo-hi)`.
+    std::optional<uint64_t> whole_number(const YAML::Node& node, const std::string& path, uint64_t lo, uint64_t hi,
+                                         const std::string& what);
 
     // A field that accepts one scalar or a list of scalars: its scalar items with
     // their paths ("x" for a scalar, "x[i]" for list items). An empty list is
