@@ -169,6 +169,10 @@ static __always_inline void flow_log_close(const struct runtime_config *cfg, con
 	e->zone_out = s->zone_out;
 	e->tcp_state = s->tcp_state;
 	e->created_ns = s->created_ns;
+	/* The flow ended with its last packet, before this SYN. */
+	e->time_ns = s->last_seen_ns;
+	if (peer && peer->last_seen_ns > e->time_ns)
+		e->time_ns = peer->last_seen_ns;
 	e->ifindex = ifindex;
 	/* The tuple is this packet's: the initiator's unless it matched the
 	 * reply entry. */

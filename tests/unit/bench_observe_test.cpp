@@ -190,6 +190,17 @@ TEST(BenchObserveReaders, MetricSumsTheMatchingSamples) {
     EXPECT_FALSE(metric_sum(json::object(), "sluice_flow_log_events_total"));
 }
 
+TEST(BenchObserveChecks, TheFixedRateMustBeHeld) {
+    EXPECT_TRUE(check_rate_held(150000, 150000));
+    EXPECT_TRUE(check_rate_held(152900, 150000)) << "+1.9 %";
+    EXPECT_TRUE(check_rate_held(900000, 0)) << "unlimited: any rate";
+    auto fast = check_rate_held(202000, 150000);
+    ASSERT_FALSE(fast);
+    EXPECT_NE(fast.error().message.find("202000 packets/s offered instead of 150000 (+34.7 %)"), std::string::npos)
+        << fast.error().message;
+    EXPECT_FALSE(check_rate_held(132000, 150000)) << "-12 %";
+}
+
 TEST(BenchObserveReaders, ProcessCpuTimeIsUtimePlusStime) {
     // utime 250, stime 50 ticks; a COMM with a space and a parenthesis.
     const std::string stat = "4242 (sluice (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0 1 2 3";
@@ -361,6 +372,16 @@ std::vector<json> synthetic_records() {
     r.push_back(connections(2, "off", 8000, 80000, 0));
     r.push_back({{"bench", "observe"}, {"part", "probe"}, {"after", "connections"}, {"pass", 2}, {"config", "on"},
                  {"in_path", "5 denied datagrams"}});
+    r.push_back({{"bench", "observe"}, {"event", "quiet"}, {"pass", 2}, {"busy_percent", 9.6}});
+    r.push_back({{"bench", "observe"},
+                 {"event", "discarded"},
+                 {"of", "established"},
+                 {"offered_pps", 202000.0},
+                 {"busy_ns_per_packet", 99999.0},
+                 {"pass", 2},
+                 {"config", "off"},
+                 {"rate", "fixed"},
+                 {"reason", "the fixed rate was not held: 202000 packets/s offered instead of 150000 (+34.7 %)"}});
     r.push_back({{"bench", "observe"}, {"event", "end"}, {"load_end", "1.00 1.10 1.20"}});
     return r;
 }
@@ -430,4 +451,8 @@ TEST(BenchObserveReport, TablesFromTheRecordsAlone) {
         << text;
     EXPECT_NE(text.find("on probe after connections pass 2: 5 denied datagrams"), std::string::npos) << text;
     EXPECT_NE(text.find("off established fixed pass 1: proof off"), std::string::npos) << text;
+    EXPECT_NE(text.find("The quiet gate before each of the 2 passes saw the machine 6.5 (3.4–9.6) % busy"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("- off pass 2: the fixed rate was not held: 202000 packets/s"), std::string::npos) << text;
 }

@@ -94,10 +94,12 @@ TEST(FlowRecord, CloseFromTheGcCountsBothDirections) {
     initiator.value.policy_id = 1;
     initiator.value.zone_in = 2;
     initiator.value.zone_out = 1;
+    initiator.value.last_seen_ns = 2'000'000'000;
     reply.value = initiator.value;
     reply.value.flags = SESSION_F_REPLY;
     reply.value.packets = 4;
     reply.value.bytes = 600;
+    reply.value.last_seen_ns = 2'500'000'000;   // the last packet: the answer
     const flow_event e = close_event_of(initiator, &reply, 3'500'000'000);
     const json j = json::parse(flow_record_json(e, names(), kWhen));
     EXPECT_EQ(j["event"], "close");
@@ -108,7 +110,9 @@ TEST(FlowRecord, CloseFromTheGcCountsBothDirections) {
     EXPECT_EQ(j["bytes_out"], 740);
     EXPECT_EQ(j["packets_in"], 4);
     EXPECT_EQ(j["bytes_in"], 600);
-    EXPECT_EQ(j["duration_s"], 2.5);
+    EXPECT_EQ(j["duration_s"], 1.5);   // first packet to last, not to the removal (3.5 s)
+    EXPECT_EQ(e.time_ns, 2'500'000'000u);
+    EXPECT_EQ(nlohmann::ordered_json::parse(flow_record_json(e, names(), kWhen)).begin().key(), "time");
     EXPECT_EQ(j["close_reason"], "idle-timeout");
     // The reply entry left alone: its counts are the way back.
     const flow_event orphan = close_event_of(reply, nullptr, 3'500'000'000);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -193,6 +194,18 @@ Result<double> metric_sum(const nlohmann::json& show_metrics, const std::string&
         return sum;
     }
     return make_error("`sluice show metrics` has no family " + name);
+}
+
+Status check_rate_held(double offered_pps, uint64_t target, double tolerance) {
+    if (target == 0) return {};
+    const double off = offered_pps / static_cast<double>(target) - 1;
+    if (off > tolerance || off < -tolerance) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%.0f packets/s offered instead of %llu (%+.1f %%)", offered_pps,
+                      static_cast<unsigned long long>(target), 100 * off);
+        return make_error(std::string("the fixed rate was not held: ") + buf);
+    }
+    return {};
 }
 
 Result<double> parse_process_cpu_seconds(const std::string& stat, long user_hz) {

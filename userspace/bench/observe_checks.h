@@ -88,6 +88,13 @@ Result<uint64_t> parse_capture_summary(const std::string& text);
 Result<double> metric_sum(const nlohmann::json& show_metrics, const std::string& name,
                           const std::map<std::string, std::string>& labels = {});
 
+// Ok when a fixed-rate window offered `target` packets/s within
+// `tolerance` (0.02: 2 %). trafgen paces its frames; when the machine is
+// busy it falls behind and then catches up in bursts, and the window holds
+// another rate than the one named: its CPU time per packet is not
+// comparable (NAPI batches differently), so such a window is measured again.
+Status check_rate_held(double offered_pps, uint64_t target, double tolerance = 0.02);
+
 // utime + stime of a process in seconds from its /proc/PID/stat line
 // (USER_HZ ticks, user_hz = sysconf(_SC_CLK_TCK)).
 Result<double> parse_process_cpu_seconds(const std::string& proc_pid_stat, long user_hz);

@@ -213,6 +213,23 @@ std::string observe_report(const std::vector<json>& records) {
            "packet over the configuration's: 1.00 costs the same, 0.97 is 3 % more CPU per packet. daemon CPU %: the "
            "sluice daemon's user + system time over the window (a) or the client's run (b), in % of one CPU.\n";
 
+    std::vector<double> gates;
+    if (setup.contains("quiet_busy_percent") && setup["quiet_busy_percent"].is_number())
+        gates.push_back(setup["quiet_busy_percent"].get<double>());
+    for (const auto& q : select(records, {{"event", "quiet"}}))
+        if (q.contains("busy_percent") && q["busy_percent"].is_number()) gates.push_back(q["busy_percent"].get<double>());
+    if (gates.size() > 1)
+        out << "\nThe quiet gate before each of the " << gates.size() << " passes saw the machine "
+            << format_spread(gates, 1) << " % busy over 5 s.\n";
+    const auto discarded = select(records, {{"event", "discarded"}});
+    if (!discarded.empty()) {
+        out << "\nFixed-rate windows measured again because the rate was not held (trafgen fell behind on a busy "
+               "machine):\n\n";
+        for (const auto& d : discarded)
+            out << "- " << d.value("config", std::string("?")) << " pass " << d.value("pass", 0) << ": "
+                << d.value("reason", std::string("?")) << "\n";
+    }
+
     std::string paths;
     for (const auto& r : records) {
         if (!r.contains("in_path") || !r.contains("config")) continue;

@@ -91,6 +91,11 @@ int capture(const CaptureOptions& o, std::ostream& out, std::ostream& err) {
         return 1;
     }
     const InstancePaths paths = instance_paths(o.instance);
+    // Pins outlive a stopped daemon, but then nothing is attached to drop anything.
+    if (auto state = read_state(paths.state_file()); !state || !process_alive(state.value().pid)) {
+        err << "sluice: capture: instance " << o.instance << " is not running (`sluice run`)\n";
+        return 1;
+    }
     PinnedMap cfg(paths.pin_dir + "/" SLUICE_MAP_CAPTURE_CFG), events(paths.pin_dir + "/" SLUICE_MAP_CAPTURE_EVENTS);
     if (cfg.fd() < 0 || events.fd() < 0) {
         err << "sluice: capture: no capture maps under " << paths.pin_dir
@@ -137,7 +142,7 @@ int capture(const CaptureOptions& o, std::ostream& out, std::ostream& err) {
     }
     err << "sluice: capturing " << (o.reason.empty() ? std::string("every drop") : o.reason) << " of instance "
         << o.instance << " to " << (o.file == "-" ? "standard output" : o.file)
-        << (o.count ? "; stops after " + std::to_string(o.count) + " packets" : std::string())
+        << (o.count ? "; stops after " + std::to_string(o.count) + (o.count == 1 ? " packet" : " packets") : std::string())
         << "; Ctrl-C stops" << std::endl;
     const auto start = std::chrono::steady_clock::now();
     while (!g_stop && !(o.count && session.written >= o.count)) {

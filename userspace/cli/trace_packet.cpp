@@ -48,6 +48,9 @@ Result<std::vector<uint8_t>> build_frame(const PacketFields& f, const std::array
     if (inet_pton(af, f.src.c_str(), src) != 1) return make_error("--src: \"" + f.src + "\" is not an address");
     if (inet_pton(af, f.dst.c_str(), dst) != 1)
         return make_error("--dst: \"" + f.dst + "\" is not an " + (v6 ? "IPv6" : "IPv4") + " address like --src");
+    // A frame of at most 1514 bytes: the L4 header and payload in 1460.
+    if (f.payload > 1400)
+        return make_error("--payload: " + std::to_string(f.payload) + " bytes is more than a frame carries here (at most 1400)");
     auto proto = protocol_number(f.protocol, v6);
     if (!proto) return proto.error();
     const uint8_t p = proto.value();

@@ -148,9 +148,16 @@ void FlowLogger::write(const flow_event& e) {
     const uint64_t before = output_->counters().lines;
     (void)output_->write(observe::flow_record_json(e, names, when), observe::flow_event_msg_id(e), severity);
     if (output_->counters().lines == before) {
+        // Said once per run of failures (the counter has them all).
+        if (!failing_)
+            daemon_log("flow log: cannot write to " + output_->describe() +
+                       "; events are counted as write-error until it works again");
+        failing_ = true;
         ++counters_.write_errors;
         return;
     }
+    if (failing_) daemon_log("flow log: writing to " + output_->describe() + " again");
+    failing_ = false;
     if (e.type == FLOW_EVENT_OPEN) ++counters_.open;
     else if (e.type == FLOW_EVENT_DENY) ++counters_.deny;
     else ++counters_.close;

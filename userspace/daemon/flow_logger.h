@@ -61,6 +61,7 @@ private:
     observe::FlowLogDestination destination_, prepared_destination_;
     bool prepared_valid_ = false;
     bool enabled_ = false;
+    bool failing_ = false;   // the last write failed (logged once)
     std::map<uint32_t, observe::FlowNames> names_;   // by config generation, the last few
     uint32_t generation_ = 0;
     // The GC's closes: a GCRA like the datapath's, at the configured rate.

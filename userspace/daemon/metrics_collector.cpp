@@ -95,7 +95,8 @@ void add_policies(std::vector<MetricFamily>& out, const Datapath& dp, const Metr
     for (const auto& p : s.policies)
         one(p.id, {{"policy", p.name}, {"from_zone", p.from_zone}, {"to_zone", p.to_zone},
                    {"action", action_label(p.action)}});
-    one(SESSION_POLICY_RELATED, {{"policy", "(default)"}, {"from_zone", ""}, {"to_zone", ""}, {"action", ""}});
+    one(SESSION_POLICY_RELATED,
+        {{"policy", "(default)"}, {"from_zone", ""}, {"to_zone", ""}, {"action", action_label(s.default_action)}});
     out.push_back(std::move(packets));
     out.push_back(std::move(bytes));
     out.push_back(std::move(sessions));
@@ -148,7 +149,7 @@ void add_sessions(std::vector<MetricFamily>& out, const Datapath& dp) {
     for (int f = 0; f < 2; ++f) {
         Labels labels{{"family", f == 0 ? "ipv4" : "ipv6"}};
         fill.add(labels, d(entries[f]));
-        capacity.add(std::move(labels), d(dp.session_capacity()));
+        capacity.add(std::move(labels), d(uint64_t(dp.session_capacity()) * 2));   // entries: two per flow
     }
     out.push_back(std::move(sessions));
     out.push_back(std::move(fill));

@@ -34,6 +34,7 @@ struct MetricsSnapshot {
     std::vector<CompiledHostZone> host_zones;
     std::map<uint16_t, std::string> rulesets;   // by id
     uint8_t generation = 0;                     // the policy generation these belong to
+    policy_action default_action = POLICY_ACTION_DENY;
     FlowLogCounters flow_log;
     nlohmann::json ha;                          // the HA agent's status, null without a pair
     nlohmann::json egress;                      // the DNS proxy's counters, null without egress

@@ -78,6 +78,7 @@ void ObservabilityHost::adopt(const config::Config& parsed, const CompiledConfig
     names.host_zones = compiled.host_inbound.zones;
     for (const auto& r : parsed.rulesets) names.rulesets[parsed.ruleset_id(r.name)] = r.name;
     names.generation = compiled.tables.generation;
+    names.default_action = compiled.default_action;
     names.ha = std::move(names_.ha);
     names.egress = std::move(names_.egress);
     names.reloads = names_.reloads;

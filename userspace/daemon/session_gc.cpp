@@ -93,8 +93,15 @@ Result<size_t> SessionGc::collect(uint64_t now) {
         if (on_flow_removed_) on_flow_removed_(*f.entry, f.peer, now);
     }
     if (auto s = release_sources(plan.expired); !s) return s.error();
+    // The plan cannot see a flow's state change after the walk: a FIN or RST
+    // moves it to the closing or time-wait timeout, which may be shorter
+    // than what was planned. Walking at least that often removes (and
+    // logs) a closed flow within that timeout of when it could have gone.
+    uint64_t interval = kMaxWalkIntervalNs;
+    for (int t : {TIMEOUT_TCP_CLOSING, TIMEOUT_TCP_TIME_WAIT})
+        if (cfg.timeout_ns[t]) interval = std::min<uint64_t>(interval, cfg.timeout_ns[t]);
     uint64_t next_due = plan.next_due_ns;
-    next_due_ns_ = next_due == UINT64_MAX ? UINT64_MAX : std::min(next_due, now + kMaxWalkIntervalNs);
+    next_due_ns_ = next_due == UINT64_MAX ? UINT64_MAX : std::min(next_due, now + interval);
     return plan.expired.size();
 }
 

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <nlohmann/json.hpp>
@@ -90,7 +91,10 @@ std::string close_reason(const flow_event& e) {
 flow_event close_event_of(const SessionEntry& entry, const SessionEntry* peer, uint64_t time_ns) {
     flow_event e{};
     const bool reply = entry.value.flags & SESSION_F_REPLY;
-    e.time_ns = time_ns;
+    // The flow ended with its last packet (the GC removes it a timeout
+    // later): the line's time, and what its duration counts to.
+    e.time_ns = std::max(entry.value.last_seen_ns, peer ? peer->value.last_seen_ns : 0);
+    if (e.time_ns == 0) e.time_ns = time_ns;
     e.type = FLOW_EVENT_CLOSE;
     e.family = entry.family;
     e.protocol = entry.protocol;
@@ -130,7 +134,7 @@ const char* flow_event_msg_id(const flow_event& e) {
 }
 
 std::string flow_record_json(const flow_event& e, const FlowNames& names, std::chrono::system_clock::time_point when) {
-    json j;
+    nlohmann::ordered_json j;   // in the order written: time and event first
     j["time"] = rfc3339(when);
     j["event"] = e.type == FLOW_EVENT_OPEN ? "open" : e.type == FLOW_EVENT_DENY ? "deny" : "close";
     j["family"] = e.family == SLUICE_FAMILY_IPV4 ? "ipv4" : "ipv6";
@@ -149,7 +153,7 @@ std::string flow_record_json(const flow_event& e, const FlowNames& names, std::c
     j["policy"] = e.policy_id == SESSION_POLICY_RELATED ? std::string("(default)") : name_or_id(names.policies, e.policy_id);
     if (e.type != FLOW_EVENT_CLOSE) j["action"] = action_text(e.action);
     if (e.nat.flags & (SESSION_NAT_SRC | SESSION_NAT_DST)) {
-        json nat = json::object();
+        nlohmann::ordered_json nat = nlohmann::ordered_json::object();
         if (e.nat.flags & SESSION_NAT_SRC) {
             nat["src"] = address_text(e.family, e.nat.new_src_addr);
             if (has_ports(e.protocol)) nat["src_port"] = ntohs(e.nat.new_src_port);

@@ -28,7 +28,8 @@ struct FlowNames {
 std::string close_reason(const flow_event& e);
 
 // The close event of a flow the GC removed: entry is its initiator (or the
-// one entry left), peer the other direction, if any. time_ns is when.
+// one entry left), peer the other direction, if any. The event's time is the
+// flow's last packet (time_ns, when it was removed, if the entries have none).
 flow_event close_event_of(const SessionEntry& entry, const SessionEntry* peer, uint64_t time_ns);
 
 // The JSON line (no newline). `when` is the event's wall-clock time.

@@ -14,7 +14,10 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const std::string& a
     s->port_ = port;
     // Scrapes are rare and small: two threads serve them (httplib's default
     // pool is one thread per CPU).
-    s->server_->new_task_queue = [] { return new httplib::ThreadPool(2); };
+    s->server_->new_task_queue = [] { return new httplib::ThreadPool(4); };
+    // A client that is slow to send its request cannot hold a worker long.
+    s->server_->set_read_timeout(2, 0);
+    s->server_->set_keep_alive_max_count(1);
     s->server_->Get("/metrics", [render](const httplib::Request&, httplib::Response& res) {
         try {
             res.set_content(render(), kPrometheusContentType);
