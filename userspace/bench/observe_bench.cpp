@@ -352,19 +352,19 @@ struct Bench {
         const std::string rate_name = target ? "fixed" : "unlimited";
         const std::string what = "established " + config + (target ? " at " + std::to_string(target) + " pps" : " unlimited") +
                                  " pass " + std::to_string(pass);
-        if (auto s = prove_attached(what); !s) return s;
+        if (auto s = prove_attached(what); !s) return s.error();
         auto stats0 = fw.stats();
         if (!stats0) return stats0.error();
         auto flood = TrafgenFlood::start(lab.ns("lan"), "eth0", trafgen_config, lab.tmp() + "/trafgen.log", target);
         if (!flood) return flood.error();
-        if (auto s = pause(kWarmupSeconds); !s) return s;
+        if (auto s = pause(kWarmupSeconds); !s) return s.error();
         SinkCounts sink0, sink1;
         auto before = reading(sink, &sink0);
         if (!before) return before.error();
         const ScrapeLog scrapes0 = scrapes();
         auto daemon0 = daemon_cpu();
         if (!daemon0) return daemon0.error();
-        if (auto s = pause(seconds); !s) return s;
+        if (auto s = pause(seconds); !s) return s.error();
         auto after = reading(sink, &sink1);
         if (!after) return after.error();
         const ScrapeLog scrapes1 = scrapes();
@@ -376,12 +376,12 @@ struct Bench {
         if (!cfg) return with_context(what, cfg.error());
         const bool ran_through = (*flood)->running();
         const std::string trafgen_log = (*flood)->log();
-        if (auto s = (*flood)->stop(); !s) return s;
+        if (auto s = (*flood)->stop(); !s) return s.error();
         if (!ran_through) return make_error(what + ": trafgen stopped early: " + trafgen_log);
 
         auto stats1 = fw.stats();
         if (!stats1) return stats1.error();
-        if (auto s = prove_attached(what + ", after the run"); !s) return s;
+        if (auto s = prove_attached(what + ", after the run"); !s) return s.error();
         auto w = window_result(*before, *after, user_hz);
         if (!w) return with_context(what, w.error());
         if (auto held = check_rate_held(w->offered_pps, target); !held) {
@@ -400,7 +400,7 @@ struct Bench {
             return false;
         }
         const uint64_t forwarded = counter(*stats1, "forward") - counter(*stats0, "forward");
-        if (auto s = check_forwarded(what + ": sluice's forward counter", forwarded, w->received_packets); !s) return s;
+        if (auto s = check_forwarded(what + ": sluice's forward counter", forwarded, w->received_packets); !s) return s.error();
         auto e = observers(config, w->seconds, scrapes_between(scrapes0, scrapes1), false, capture_running, *cfg);
         if (!e) return with_context(what, e.error());
         auto proof = check_observers(*e);
