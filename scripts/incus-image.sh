@@ -36,7 +36,7 @@ command -v debootstrap >/dev/null || { echo "incus-image: debootstrap is missing
 
 node_packages=(systemd-sysv dbus iproute2 iputils-ping iperf3 nftables procps linux-perf ca-certificates
                python3 libbpf1 libxdp1 libhyperscan5 libyaml-cpp0.7 libnl-3-200 libnl-route-3-200 libelf1
-               libldns3 libssl3)
+               libldns3 libssl3 libcpp-httplib0.11 libpcap0.8)
 packages=("${node_packages[@]}")
 if [ "$VARIANT" = ci ]; then
     # Everything scripts/setup.sh installs (its packages=( ... ) list), and git.
