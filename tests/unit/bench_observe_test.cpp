@@ -201,6 +201,34 @@ TEST(BenchObserveChecks, TheFixedRateMustBeHeld) {
     EXPECT_FALSE(check_rate_held(132000, 150000)) << "-12 %";
 }
 
+TEST(BenchObserveReaders, ProgramRunTimeAndIds) {
+    auto s = parse_prog_run_stats(
+        R"({"id":812,"type":"sched_cls","name":"tc_main_prog","tag":"ab","gpl_compatible":true,)"
+        R"("run_time_ns":123456789,"run_cnt":2000000,"loaded_at":1,"uid":0})");
+    ASSERT_TRUE(s) << s.error().message;
+    EXPECT_EQ(s->run_time_ns, 123456789u);
+    EXPECT_EQ(s->run_cnt, 2000000u);
+    EXPECT_FALSE(parse_prog_run_stats(R"({"id":812,"name":"tc_main_prog"})")) << "statistics off";
+    EXPECT_FALSE(parse_prog_run_stats("Error: get by id (812): No such file or directory"));
+
+    const std::string tc = R"([{"protocol":"all","pref":1307,"kind":"bpf","chain":0},)"
+                           R"({"protocol":"all","pref":1307,"kind":"bpf","chain":0,"options":{"handle":"0x1",)"
+                           R"("bpf_name":"sluice_tc","direct-action":true,"prog":{"id":812,"name":"tc_main_prog",)"
+                           R"("tag":"ab","jited":1}}}])";
+    auto id = tc_ingress_prog_id(tc, "tc_main_prog");
+    ASSERT_TRUE(id) << id.error().message;
+    EXPECT_EQ(*id, 812u);
+    EXPECT_FALSE(tc_ingress_prog_id("[]", "tc_main_prog"));
+    EXPECT_FALSE(tc_ingress_prog_id("", "tc_main_prog"));
+
+    const std::string link = R"([{"ifindex":3,"ifname":"lan0","xdp":{"mode":2,"prog":{"id":77,"name":"xdp_main_prog"}}}])";
+    auto x = xdp_prog_id(link, "lan0", "xdp_main_prog");
+    ASSERT_TRUE(x) << x.error().message;
+    EXPECT_EQ(*x, 77u);
+    EXPECT_FALSE(xdp_prog_id(link, "wan0", "xdp_main_prog"));
+    EXPECT_FALSE(xdp_prog_id(R"([{"ifindex":3,"ifname":"lan0"}])", "lan0", "xdp_main_prog"));
+}
+
 TEST(BenchObserveReaders, ProcessCpuTimeIsUtimePlusStime) {
     // utime 250, stime 50 ticks; a COMM with a space and a parenthesis.
     const std::string stat = "4242 (sluice (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0 1 2 3";
@@ -362,7 +390,9 @@ std::vector<json> synthetic_records() {
     r.back()["daemon_cpu_percent"] = 2.0;
     r.push_back(established(2, "off", "fixed", 1100, 3000, 150000));
     r.push_back(established(1, "off", "unlimited", 600, 1000, 900000));
+    r.back()["bpf_ns_per_packet"] = 50.0;
     r.push_back(established(1, "on", "unlimited", 620, 1000, 880000));
+    r.back()["bpf_ns_per_packet"] = 52.0;
     // Connections: on/off 0.85 and 0.95 -> median 0.90, met by one pass.
     r.push_back(connections(1, "off", 8000, 80000, 0));
     r.push_back(connections(1, "on", 6800, 68000, 136000));
@@ -440,9 +470,9 @@ TEST(BenchObserveReport, TablesFromTheRecordsAlone) {
                         "3200 (3100–3300) | 0.938 (0.909–0.968) | 1.5 (1.0–2.0) |"),
               std::string::npos)
         << text;
-    // Unlimited: one pass; received on/off 880/900.
+    // Unlimited: one pass; received on/off 880/900; BPF run time 50 / 52 ns.
     EXPECT_NE(text.find("| 0.880 (0.880–0.880) | 0.00 (0.00–0.00) | 620 (620–620) | 0.968 (0.968–0.968) | "
-                        "0.978 (0.978–0.978) |"),
+                        "0.978 (0.978–0.978) | 52.0 (52.0–52.0) | 0.962 (0.962–0.962) |"),
               std::string::npos)
         << text;
     EXPECT_NE(text.find("| on (log + /metrics scraped every second + capture) | 7200 (6800–7600) | "
@@ -451,7 +481,7 @@ TEST(BenchObserveReport, TablesFromTheRecordsAlone) {
         << text;
     EXPECT_NE(text.find("on probe after connections pass 2: 5 denied datagrams"), std::string::npos) << text;
     EXPECT_NE(text.find("off established fixed pass 1: proof off"), std::string::npos) << text;
-    EXPECT_NE(text.find("The quiet gate before each of the 2 passes saw the machine 6.5 (3.4–9.6) % busy"),
+    EXPECT_NE(text.find("The quiet gate, each of the 2 times it ran (before every pass), saw the machine 6.5 (3.4–9.6) % busy"),
               std::string::npos)
         << text;
     EXPECT_NE(text.find("- off pass 2: the fixed rate was not held: 202000 packets/s"), std::string::npos) << text;

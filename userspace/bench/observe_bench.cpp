@@ -22,8 +22,11 @@
 // runs in softirq there; the daemon, the scraper and the capture run on
 // CPU 1. In (b) nothing is pinned: the client, the server, the daemon's
 // logging and the scrapes share both CPUs, as they would on a firewall.
+#include <bpf/bpf.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -46,6 +49,7 @@
 #include "bench/synflood_checks.h"
 #include "bench/synflood_trafgen.h"
 #include "cluster/topology.h"
+#include "cluster/xdp_links.h"
 
 namespace sluice::bench {
 namespace {
@@ -80,6 +84,26 @@ constexpr int kRateAttempts = 3;       // fixed-rate windows whose rate was not 
 constexpr double kLogCatchUpSeconds = 30;  // for the daemon to write what the datapath handed it, and the GC's closes
 const std::vector<std::string> kLanSources{"198.18.1.10", "198.18.1.11", "198.18.1.12", "198.18.1.13"};
 const std::vector<std::string> kFirewallInterfaces{"lan0", "wan0"};
+
+// BPF run-time statistics (run_cnt, run_time_ns of every program) while
+// this lives: BPF_ENABLE_STATS hands out a file descriptor and the kernel
+// keeps counting until the last one is closed, so nothing stays switched on
+// after the benchmark, however it ends.
+class BpfRunTimeStats {
+public:
+    static Result<std::unique_ptr<BpfRunTimeStats>> enable() {
+        const int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+        if (fd < 0) return errno_error("BPF_ENABLE_STATS", errno);
+        return std::unique_ptr<BpfRunTimeStats>(new BpfRunTimeStats(fd));
+    }
+    ~BpfRunTimeStats() { close(fd_); }
+    BpfRunTimeStats(const BpfRunTimeStats&) = delete;
+    BpfRunTimeStats& operator=(const BpfRunTimeStats&) = delete;
+
+private:
+    explicit BpfRunTimeStats(int fd) : fd_(fd) {}
+    int fd_;
+};
 
 double now_seconds() {
     return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
@@ -223,6 +247,26 @@ struct Bench {
         return parse_capture_cfg(*out);
     }
 
+    // The id of sluice's entry program on lan0 (tc_main_prog at TC ingress
+    // in the tc mode, xdp_main_prog otherwise): its run time covers the
+    // whole tail-call chain of every packet (a) sends.
+    Result<uint32_t> entry_prog_id() {
+        if (xdp_mode == "tc") {
+            auto tc = lab.output("fw", {"tc", "-j", "filter", "show", "dev", "lan0", "ingress"});
+            if (!tc) return tc.error();
+            return tc_ingress_prog_id(*tc, cluster::kSluiceTcProgram);
+        }
+        auto link = lab.output("fw", {"ip", "-j", "link", "show", "lan0"});
+        if (!link) return link.error();
+        return xdp_prog_id(*link, "lan0", cluster::kSluiceXdpProgram);
+    }
+
+    Result<ProgRunStats> prog_stats(uint32_t id) {
+        auto out = lab.output("", {"bpftool", "-j", "prog", "show", "id", std::to_string(id)});
+        if (!out) return out.error();
+        return parse_prog_run_stats(*out);
+    }
+
     // Ok when sluice runs its pipeline in the benchmark's mode on both
     // interfaces.
     Status prove_attached(const std::string& what) {
@@ -358,6 +402,23 @@ struct Bench {
         auto flood = TrafgenFlood::start(lab.ns("lan"), "eth0", trafgen_config, lab.tmp() + "/trafgen.log", target);
         if (!flood) return flood.error();
         if (auto s = pause(kWarmupSeconds); !s) return s.error();
+        // Unlimited: sluice's BPF run time per packet too, the kernel's own
+        // count (it costs two clock reads per run, in both configurations
+        // alike; the fixed-rate window, the goal's, runs without it).
+        std::unique_ptr<BpfRunTimeStats> bpf_stats;
+        uint32_t prog_id = 0;
+        ProgRunStats prog0, prog1;
+        if (!target) {
+            auto enabled = BpfRunTimeStats::enable();
+            if (!enabled) return with_context(what, enabled.error());
+            bpf_stats = std::move(*enabled);
+            auto id = entry_prog_id();
+            if (!id) return with_context(what, id.error());
+            prog_id = *id;
+            auto p = prog_stats(prog_id);
+            if (!p) return with_context(what, p.error());
+            prog0 = *p;
+        }
         SinkCounts sink0, sink1;
         auto before = reading(sink, &sink0);
         if (!before) return before.error();
@@ -370,6 +431,12 @@ struct Bench {
         const ScrapeLog scrapes1 = scrapes();
         auto daemon1 = daemon_cpu();
         if (!daemon1) return daemon1.error();
+        if (bpf_stats) {
+            auto p = prog_stats(prog_id);
+            if (!p) return with_context(what, p.error());
+            prog1 = *p;
+            bpf_stats.reset();
+        }
         // The capture, read while the traffic still runs.
         const bool capture_running = capture && lab.running(*capture);
         auto cfg = capture_cfg();
@@ -401,11 +468,18 @@ struct Bench {
         }
         const uint64_t forwarded = counter(*stats1, "forward") - counter(*stats0, "forward");
         if (auto s = check_forwarded(what + ": sluice's forward counter", forwarded, w->received_packets); !s) return s.error();
+        const uint64_t bpf_runs = prog1.run_cnt - prog0.run_cnt;
+        const double bpf_ns = bpf_runs ? static_cast<double>(prog1.run_time_ns - prog0.run_time_ns) / bpf_runs : 0;
+        if (!target && bpf_runs < w->received_packets)
+            return make_error(what + ": sluice's entry program (id " + std::to_string(prog_id) + ") ran " +
+                              std::to_string(bpf_runs) + " times for " + std::to_string(w->received_packets) +
+                              " packets received: they did not all go through it");
         auto e = observers(config, w->seconds, scrapes_between(scrapes0, scrapes1), false, capture_running, *cfg);
         if (!e) return with_context(what, e.error());
         auto proof = check_observers(*e);
         if (!proof) return with_context(what, proof.error());
         const std::string in_path = "sluice " + xdp_mode + " on lan0 and wan0, forward +" + std::to_string(forwarded) +
+                                    (target ? "" : ", its entry program ran " + std::to_string(bpf_runs) + " times") +
                                     "; " + *proof;
         const uint64_t at_tc = sink1.flow_frames_at_tc - sink0.flow_frames_at_tc;
         run.results->add({{"part", "established"},
@@ -425,6 +499,8 @@ struct Bench {
                           {"softirq_ns_per_packet", w->softirq_ns_per_packet},
                           {"busy_ns_per_packet", w->busy_ns_per_packet},
                           {"forwarded", forwarded},
+                          {"bpf_runs", bpf_runs},
+                          {"bpf_ns_per_packet", target ? nlohmann::json() : nlohmann::json(bpf_ns)},
                           {"daemon_cpu_seconds", *daemon1 - *daemon0},
                           {"daemon_cpu_percent", 100 * (*daemon1 - *daemon0) / w->seconds},
                           {"flow_log_lines", e->log.lines},
@@ -433,7 +509,8 @@ struct Bench {
         run.out() << "pass " << pass << " " << config << " established " << rate_name << ": received "
                   << fixed(w->received_pps / 1e6, 3) << " Mpps, loss " << fixed(w->loss_percent, 2) << " %, "
                   << fixed(w->softirq_ns_per_packet, 0) << " ns softirq/pkt (" << fixed(w->busy_ns_per_packet, 0)
-                  << " busy; daemon " << fixed(100 * (*daemon1 - *daemon0) / w->seconds, 1) << " % of a CPU); "
+                  << " busy; daemon " << fixed(100 * (*daemon1 - *daemon0) / w->seconds, 1) << " % of a CPU"
+                  << (target ? std::string() : "; BPF " + fixed(bpf_ns, 1) + " ns/run") << "); "
                   << in_path << "\n";
         return true;
     }
@@ -617,7 +694,12 @@ Status run_observe(BenchRun& run, const Options& o) {
         if (auto p = start_connrate_server(lab, connrate, server, "connrate-server"); !p) return p.error();
     }
     auto curl = lab.output("", {"curl", "--version"});
-    std::string curl_version = curl ? curl->substr(0, curl->find('\n')) : "curl ?";
+    // "curl 7.88.1 (x86_64-pc-linux-gnu) libcurl/...": its first two words.
+    std::string curl_version = "curl ?";
+    if (curl) {
+        const size_t space = curl->find(' ', curl->find(' ') + 1);
+        curl_version = curl->substr(0, std::min(space, curl->find('\n')));
+    }
     const int quiet_wait = o.quiet_wait ? o.quiet_wait : run.quick ? 60 : 300;
     auto quiet = wait_quiet(o.quiet_busy, quiet_wait, run.out());
     if (!quiet) return quiet.error();
