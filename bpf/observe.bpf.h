@@ -115,7 +115,9 @@ static __always_inline struct flow_event *flow_event_start(const struct runtime_
 
 static __always_inline void flow_event_submit(struct flow_event *e)
 {
-	bpf_ringbuf_submit(e, 0);
+	__u64 waiting = bpf_ringbuf_query(&flow_events, BPF_RB_AVAIL_DATA);
+
+	bpf_ringbuf_submit(e, waiting >= FLOW_EVENTS_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	count(STAT_FLOW_LOG_EVENT);
 }
 

@@ -39,6 +39,12 @@ enum flow_log_flag {
 
 /* The flow_events ring buffer: one record per event. */
 #define FLOW_EVENTS_BYTES (1 << 22)  /* 4 MiB: ~25,000 events between two reads */
+/* A record wakes the daemon only when this much is waiting: below it the
+ * daemon reads the ring on its own every FLOW_EVENTS_DRAIN_MS while flow
+ * logging is on, so a burst of new flows costs no wakeup (in the datapath's
+ * softirq and in the daemon) per event. */
+#define FLOW_EVENTS_WAKEUP_BYTES (FLOW_EVENTS_BYTES / 8)
+#define FLOW_EVENTS_DRAIN_MS 100
 
 enum flow_event_type {
 	FLOW_EVENT_OPEN = 1,    /* a policy opened a session */

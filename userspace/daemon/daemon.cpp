@@ -291,7 +291,8 @@ void Daemon::serve() {
     for (;;) {
         // The HA agent's next deadline to the nanosecond (ppoll): a
         // hold-time of a few ms must not be rounded up to the next ms.
-        const uint64_t wait_ns = agent ? std::min<uint64_t>(1'000'000'000, agent->tick()) : 1'000'000'000;
+        uint64_t wait_ns = agent ? std::min<uint64_t>(1'000'000'000, agent->tick()) : 1'000'000'000;
+        if (const uint64_t drain_ns = flow_log.drain_interval_ns()) wait_ns = std::min(wait_ns, drain_ns);
         const timespec timeout{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<long>(wait_ns % 1'000'000'000)};
         fds = {{sfd, POLLIN, 0},
                {watcher ? watcher.value()->fd() : -1, POLLIN, 0},
@@ -305,7 +306,9 @@ void Daemon::serve() {
             for (size_t i = 4; i < fds.size(); ++i) readable |= (fds[i].revents & POLLIN) != 0;
             if (readable) agent->on_readable();
         }
-        if (n > 0 && (fds[3].revents & POLLIN)) flow_log.drain();
+        // Every time round, not only when the ring's fd woke us: below
+        // FLOW_EVENTS_WAKEUP_BYTES the datapath does not wake anyone.
+        flow_log.drain();
         if (n > 0 && (fds[2].revents & POLLIN)) {
             if (auto s = control_->serve_one([this](const control::Request& r) { return answer(r); }); !s)
                 daemon_log(s.error().message);

@@ -113,6 +113,10 @@ void FlowLogger::drain() {
     if (ring_) ring_buffer__consume(ring_);
 }
 
+uint64_t FlowLogger::drain_interval_ns() const {
+    return ring_ && enabled_ ? uint64_t{FLOW_EVENTS_DRAIN_MS} * 1'000'000 : 0;
+}
+
 bool FlowLogger::close_admitted(uint64_t now) {
     if (!close_interval_ns_) return true;
     const uint64_t tat = std::max(close_tat_ns_, now);

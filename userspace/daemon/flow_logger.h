@@ -43,8 +43,11 @@ public:
     // After the flip: the prepared output and the names of the generation.
     void adopt(const config::Config& parsed, const CompiledConfig& compiled, uint32_t config_generation);
 
-    int fd() const;     // readable when the datapath has events; -1 without the ring
-    void drain();       // writes every pending datapath event
+    int fd() const;     // readable when FLOW_EVENTS_WAKEUP_BYTES are waiting; -1 without the ring
+    void drain();       // writes every pending datapath event (cheap when there is none)
+    // How often the daemon must drain() while flow logging is on (the
+    // datapath wakes it only for a large backlog); 0 while it is off.
+    uint64_t drain_interval_ns() const;
     // A flow the GC removed (entry: its initiator or the one left).
     void flow_closed(const SessionEntry& entry, const SessionEntry* peer, uint64_t now_ns);
 

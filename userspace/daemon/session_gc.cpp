@@ -19,6 +19,9 @@ namespace {
 // Never idle longer than this between walks while sessions exist, so a
 // changed timeout in a reloaded config takes effect.
 constexpr uint64_t kMaxWalkIntervalNs = 30ull * 1000000000ull;
+// The least time between two walks: on a busy table the earliest expiry is
+// always due (flows in time-wait), and the loop may wake every few ms.
+constexpr uint64_t kMinWalkSpacingNs = 1000000000ull;
 
 }  // namespace
 
@@ -30,6 +33,7 @@ Result<size_t> SessionGc::maybe_collect(uint64_t now) {
     uint64_t created = 0;
     if (auto counters = read_stat_counters(stats_fd_); counters.ok())
         created = counters.value()[STAT_SESSION_CREATED].packets;
+    if (walks_ && now - last_walk_ns_ < kMinWalkSpacingNs) return size_t{0};
     if (created == last_created_ && now < next_due_ns_) return size_t{0};
     last_created_ = created;
     return collect(now);
@@ -72,6 +76,7 @@ Status SessionGc::release_sources(const std::vector<ExpiredFlow>& expired) {
 
 Result<size_t> SessionGc::collect(uint64_t now) {
     ++walks_;
+    last_walk_ns_ = now;
     runtime_config cfg{};
     if (auto s = read_runtime_config(cfg_fd_, cfg); !s) return s.error();
     auto dumped = dump_sessions(fd_v4_, fd_v6_);

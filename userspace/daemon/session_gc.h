@@ -1,6 +1,10 @@
 // Expires idle sessions. Gated on activity: it walks the tables only when a
 // session may have expired (the earliest expiry seen last walk has passed) or
-// new sessions were created since; the walk is a batched dump, so the kernel
+// new sessions were created since, and then at most once a second: the daemon
+// loop may wake many times a second (flow-log draining, HA, control
+// requests), a walk of a busy table costs milliseconds, and on a busy table
+// some flow's expiry is always due; a flow is removed within a second of its
+// timeout. The walk is a batched dump, so the kernel
 // skips empty buckets and no syscall is spent per empty slot. Removing a
 // source-translated flow also releases its port reservation (nat_ports), and
 // a flow counted against its source's session limit (maps/screen.h) is
@@ -48,6 +52,7 @@ private:
     int fd_v4_, fd_v6_, cfg_fd_, stats_fd_, nat_ports_fd_, src_released_fd_;
     uint64_t next_due_ns_ = 0;
     uint64_t last_created_ = UINT64_MAX;
+    uint64_t last_walk_ns_ = 0;
     uint64_t walks_ = 0;
     uint64_t idle_floor_ns_ = 0;
     std::function<void(const SessionEntry&)> on_removed_;

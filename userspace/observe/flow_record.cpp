@@ -72,9 +72,10 @@ std::string name_or_id(const std::vector<std::string>& names, uint32_t id) {
 }  // namespace
 
 std::string FlowNames::interface_of(uint32_t ifindex) const {
+    if (auto it = interfaces_.find(ifindex); it != interfaces_.end()) return it->second;
     char buf[IF_NAMESIZE] = {};
-    if (ifindex && if_indextoname(ifindex, buf)) return buf;
-    return std::to_string(ifindex);
+    if (ifindex && if_indextoname(ifindex, buf)) return interfaces_[ifindex] = buf;
+    return std::to_string(ifindex);   // not remembered: it may appear later
 }
 
 std::string close_reason(const flow_event& e) {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "loader/session_table.h"
@@ -21,7 +22,13 @@ namespace sluice::observe {
 struct FlowNames {
     std::vector<std::string> policies;          // by policy id
     std::vector<std::string> zones;             // by zone id; [0] unused
-    std::string interface_of(uint32_t ifindex) const;   // if_indextoname, or the number
+    // if_indextoname, or the number; remembered for the generation's life
+    // (a socket and an ioctl per line would cost more than the line): a
+    // renamed interface shows its new name from the next config on.
+    std::string interface_of(uint32_t ifindex) const;
+
+private:
+    mutable std::unordered_map<uint32_t, std::string> interfaces_;
 };
 
 // Why a flow ended, from its TCP state (or idle for other protocols).
