@@ -289,6 +289,93 @@ TEST_F(FlowLogOutputTest, FileTornLineDoesNotSpoilTheNextOne) {
     EXPECT_EQ((*out)->counters().bytes, 9u + 4u + 10u);
 }
 
+// ---- batches (what the daemon writes after each drain of the ring) ----
+
+std::vector<FlowLogLine> batch_of(int from, int to) {
+    std::vector<FlowLogLine> lines;
+    for (int n = from; n <= to; ++n) lines.push_back({record(n), "flow-open", FlowLogSeverity::info, false});
+    return lines;
+}
+
+// A batch ends as the same lines written one by one would: the same files,
+// rotations at the same lines, the same counters; every line delivered.
+TEST_F(FlowLogOutputTest, FileBatchRotatesAndCountsAsLineByLine) {
+    auto one = FlowLogOutput::open(file("one.jsonl", 30, 2));
+    auto all = FlowLogOutput::open(file("all.jsonl", 30, 2));
+    ASSERT_TRUE(one && all);
+    write_records(**one, 0, 9);
+    auto lines = batch_of(0, 9);
+    Status st = (*all)->write_batch(lines);
+    ASSERT_TRUE(st) << st.error().message;
+    for (const auto& l : lines) EXPECT_TRUE(l.delivered) << l.json;
+    for (const std::string suffix : {"", ".1", ".2"})
+        EXPECT_EQ(read_all(path("all.jsonl" + suffix)), read_all(path("one.jsonl" + suffix))) << suffix;
+    EXPECT_EQ(read_all(path("all.jsonl.1")), records(6, 8));
+    EXPECT_FALSE(fs::exists(path("all.jsonl.3")));
+    EXPECT_EQ((*all)->counters().rotations, (*one)->counters().rotations);
+    EXPECT_EQ((*all)->counters().lines, 10u);
+    EXPECT_EQ((*all)->counters().bytes, 90u);
+}
+
+TEST_F(FlowLogOutputTest, FileBatchRefusesALineWithABreakAndWritesTheRest) {
+    auto out = FlowLogOutput::open(file("flows.jsonl"));
+    ASSERT_TRUE(out) << out.error().message;
+    auto lines = batch_of(0, 2);
+    lines[1].json = "{\"a\":1}\n{\"b\":2}";
+    Status st = (*out)->write_batch(lines);
+    ASSERT_FALSE(st);
+    EXPECT_NE(st.error().message.find("line break"), std::string::npos) << st.error().message;
+    EXPECT_TRUE(lines[0].delivered);
+    EXPECT_FALSE(lines[1].delivered);
+    EXPECT_TRUE(lines[2].delivered);
+    EXPECT_EQ(read_all(path("flows.jsonl")), record(0) + "\n" + record(2) + "\n");
+    EXPECT_EQ((*out)->counters().lines, 2u);
+    EXPECT_EQ((*out)->counters().write_errors, 1u);
+}
+
+// The path is checked once per batch: a file removed before it is created again.
+TEST_F(FlowLogOutputTest, FileBatchAfterTheFileWasRemovedStartsANewOne) {
+    auto out = FlowLogOutput::open(file("flows.jsonl"));
+    ASSERT_TRUE(out) << out.error().message;
+    write_records(**out, 0, 1);
+    ASSERT_EQ(unlink(path("flows.jsonl").c_str()), 0);
+    auto lines = batch_of(2, 4);
+    ASSERT_TRUE((*out)->write_batch(lines));
+    EXPECT_EQ(read_all(path("flows.jsonl")), records(2, 4));
+}
+
+// A short write: the lines that went whole are delivered, the torn one and
+// those after it are write errors, and the next batch starts on a line of its own.
+TEST_F(FlowLogOutputTest, FileBatchTornDeliversOnlyWholeLines) {
+    auto out = FlowLogOutput::open(file("flows.jsonl"));
+    ASSERT_TRUE(out) << out.error().message;
+    struct sigaction ignore = {};
+    struct sigaction old = {};
+    ignore.sa_handler = SIG_IGN;
+    ASSERT_EQ(sigaction(SIGXFSZ, &ignore, &old), 0);
+    rlimit saved{};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    rlimit limited = saved;
+    limited.rlim_cur = 22;  // records 0 and 1 (18 bytes), then 4 bytes of record 2
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limited), 0);
+    auto lines = batch_of(0, 3);
+    Status st = (*out)->write_batch(lines);
+    setrlimit(RLIMIT_FSIZE, &saved);
+    sigaction(SIGXFSZ, &old, nullptr);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().sys_errno, EFBIG);
+    EXPECT_TRUE(lines[0].delivered);
+    EXPECT_TRUE(lines[1].delivered);
+    EXPECT_FALSE(lines[2].delivered);
+    EXPECT_FALSE(lines[3].delivered);
+    auto next = batch_of(4, 4);
+    ASSERT_TRUE((*out)->write_batch(next));
+    EXPECT_EQ(read_all(path("flows.jsonl")), records(0, 1) + record(2).substr(0, 4) + "\n" + records(4, 4));
+    EXPECT_EQ((*out)->counters().lines, 3u);
+    EXPECT_EQ((*out)->counters().write_errors, 2u);
+    EXPECT_EQ((*out)->counters().bytes, 18u + 4u + 10u);
+}
+
 TEST_F(FlowLogOutputTest, FileKeepZeroTruncatesInsteadOfRotating) {
     auto out = FlowLogOutput::open(file("flows.jsonl", 30, 0));
     ASSERT_TRUE(out) << out.error().message;
@@ -557,6 +644,22 @@ TEST_F(FlowLogOutputTest, SyslogReconnectsWhenTheDaemonRestarts) {
     EXPECT_EQ(m->msg, record(2));
     EXPECT_EQ((*out)->counters().lines, 2u);
     EXPECT_EQ((*out)->counters().write_errors, 0u);
+}
+
+// Syslog has no batch of its own: one datagram per line, each delivered.
+TEST_F(FlowLogOutputTest, SyslogBatchSendsOneDatagramPerLine) {
+    const int rx = bind_unix(path("log"));
+    auto out = FlowLogOutput::open(syslog_at(path("log")));
+    ASSERT_TRUE(out) << out.error().message;
+    auto lines = batch_of(0, 2);
+    ASSERT_TRUE((*out)->write_batch(lines));
+    for (int n = 0; n <= 2; ++n) {
+        EXPECT_TRUE(lines[n].delivered);
+        auto d = receive(rx);
+        ASSERT_TRUE(d);
+        EXPECT_EQ(parse_5424(*d)->msg, record(n));
+    }
+    EXPECT_EQ((*out)->counters().lines, 3u);
 }
 
 // A syslog daemon that does not read: events are dropped and counted, the

@@ -130,3 +130,34 @@ TEST(FlowRecord, CloseReasonFollowsTcpState) {
     e.tcp_state = TCP_SESSION_ESTABLISHED;
     EXPECT_EQ(close_reason(e), "idle-timeout");
 }
+
+// Names come from the config: quotes, backslashes, control characters and
+// UTF-8 in them still make one valid JSON line that reads back as the name.
+TEST(FlowRecord, NamesAreEscapedIntoOneValidLine) {
+    FlowNames n = names();
+    n.policies[0] = "we\"b\\out\tnäme\x01";
+    flow_event e = v4_event(FLOW_EVENT_OPEN);
+    e.policy_id = 0;
+    const std::string line = flow_record_json(e, n, kWhen);
+    EXPECT_EQ(line.find('\n'), std::string::npos);
+    EXPECT_EQ(line.find('\t'), std::string::npos);
+    const json j = json::parse(line);
+    EXPECT_EQ(j["policy"], n.policies[0]);
+    EXPECT_EQ(line.front(), '{');
+    EXPECT_EQ(line.back(), '}');
+}
+
+// The order a reader sees: time and event first, the NAT as an object.
+TEST(FlowRecord, KeysComeInTheWrittenOrder) {
+    flow_event e = v4_event(FLOW_EVENT_OPEN);
+    e.policy_id = 1;
+    e.action = POLICY_ACTION_PERMIT;
+    e.nat.flags = SESSION_NAT_SRC;
+    inet_pton(AF_INET, "198.18.100.1", &e.nat.new_src_addr[0]);
+    e.nat.new_src_port = htons(1024);
+    EXPECT_EQ(flow_record_json(e, names(), kWhen),
+              R"({"time":"2026-12-05T19:46:40.123456Z","event":"open","family":"ipv4","protocol":"tcp",)"
+              R"("src":"198.18.1.10","dst":"198.18.100.200","src_port":40000,"dst_port":443,"zone_in":"trust",)"
+              R"("zone_out":"untrust","policy":"no-in","action":"permit","nat":{"src":"198.18.100.1","src_port":1024},)"
+              R"("bytes":60})");
+}

@@ -340,6 +340,7 @@ void Daemon::serve() {
         if (agent) gc.set_idle_floor(agent->idle_floor_ns());
         if (!agent || !agent->gc_on_hold())
             if (auto r = gc.maybe_collect(coarse_now_ns()); !r) daemon_log("session GC: " + r.error().message);
+        flow_log.flush();   // the closes the walk queued
         parts_->inspection.check_load();
         parts_->egress.tick();
         parts_->observe.check_capture();

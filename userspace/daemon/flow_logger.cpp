@@ -45,6 +45,7 @@ FlowLogger::FlowLogger(int flow_events_fd) {
 }
 
 FlowLogger::~FlowLogger() {
+    flush();
     if (ring_) ring_buffer__free(ring_);
 }
 
@@ -76,6 +77,7 @@ Status FlowLogger::prepare(const config::Config& parsed) {
 }
 
 void FlowLogger::adopt(const config::Config& parsed, const CompiledConfig& compiled, uint32_t config_generation) {
+    flush();   // what was queued goes where it was meant to
     enabled_ = prepared_valid_;
     if (!enabled_) {
         output_.reset();
@@ -105,12 +107,14 @@ int FlowLogger::on_event(void* self, void* data, size_t size) {
     if (size < sizeof(flow_event)) return 0;
     flow_event e;
     std::memcpy(&e, data, sizeof(e));
-    static_cast<FlowLogger*>(self)->write(e);
+    static_cast<FlowLogger*>(self)->queue(e);
     return 0;
 }
 
 void FlowLogger::drain() {
-    if (ring_) ring_buffer__consume(ring_);
+    if (!ring_) return;
+    ring_buffer__consume(ring_);
+    flush();
 }
 
 uint64_t FlowLogger::drain_interval_ns() const {
@@ -131,14 +135,17 @@ void FlowLogger::flow_closed(const SessionEntry& entry, const SessionEntry* peer
         ++counters_.close_rate_limited;
         return;
     }
-    write(observe::close_event_of(entry, peer, now_ns));
+    queue(observe::close_event_of(entry, peer, now_ns));
 }
 
-void FlowLogger::write(const flow_event& e) {
+void FlowLogger::queue(const flow_event& e) {
     if (!output_) {
         ++counters_.no_output;
         return;
     }
+    // Bounded: a ring full of events is written a few thousand lines at a time.
+    constexpr size_t kMaxQueued = 4096;
+    if (queued_.size() >= kMaxQueued) flush();
     // Names of the generation that decided; a newer one's if it is gone.
     auto it = names_.find(e.config_generation);
     static const observe::FlowNames none;
@@ -147,24 +154,37 @@ void FlowLogger::write(const flow_event& e) {
     const auto when = std::chrono::system_clock::now() -
                       std::chrono::nanoseconds(mono > e.time_ns ? mono - e.time_ns : 0);
     const auto severity = e.type == FLOW_EVENT_DENY ? observe::FlowLogSeverity::notice : observe::FlowLogSeverity::info;
-    // A failed rotation still writes the line (and says so): what counts
-    // is whether the line went out.
-    const uint64_t before = output_->counters().lines;
-    (void)output_->write(observe::flow_record_json(e, names, when), observe::flow_event_msg_id(e), severity);
-    if (output_->counters().lines == before) {
-        // Said once per run of failures (the counter has them all).
-        if (!failing_)
-            daemon_log("flow log: cannot write to " + output_->describe() +
-                       "; events are counted as write-error until it works again");
-        failing_ = true;
-        ++counters_.write_errors;
-        return;
+    queued_.push_back({observe::flow_record_json(e, names, when), observe::flow_event_msg_id(e), severity, false});
+    queued_types_.push_back(e.type);
+}
+
+void FlowLogger::flush() {
+    if (queued_.empty()) return;
+    if (!output_) {   // a reload turned logging off in between
+        counters_.no_output += queued_.size();
+    } else {
+        // A failed rotation still writes the line (and says so): what counts
+        // is whether the line went out.
+        (void)output_->write_batch(queued_);
+        for (size_t i = 0; i < queued_.size(); ++i) {
+            if (!queued_[i].delivered) {
+                // Said once per run of failures (the counter has them all).
+                if (!failing_)
+                    daemon_log("flow log: cannot write to " + output_->describe() +
+                               "; events are counted as write-error until it works again");
+                failing_ = true;
+                ++counters_.write_errors;
+                continue;
+            }
+            if (failing_) daemon_log("flow log: writing to " + output_->describe() + " again");
+            failing_ = false;
+            if (queued_types_[i] == FLOW_EVENT_OPEN) ++counters_.open;
+            else if (queued_types_[i] == FLOW_EVENT_DENY) ++counters_.deny;
+            else ++counters_.close;
+        }
     }
-    if (failing_) daemon_log("flow log: writing to " + output_->describe() + " again");
-    failing_ = false;
-    if (e.type == FLOW_EVENT_OPEN) ++counters_.open;
-    else if (e.type == FLOW_EVENT_DENY) ++counters_.deny;
-    else ++counters_.close;
+    queued_.clear();
+    queued_types_.clear();
 }
 
 std::string FlowLogger::output_description() const { return output_ ? output_->describe() : "none"; }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <vector>
 #include <string>
 
 #include "common/result.h"
@@ -45,6 +46,9 @@ public:
 
     int fd() const;     // readable when FLOW_EVENTS_WAKEUP_BYTES are waiting; -1 without the ring
     void drain();       // writes every pending datapath event (cheap when there is none)
+    // Writes the lines flow_closed() queued (the daemon calls it after a GC
+    // walk): one batch for the output, whose file gets one write(2).
+    void flush();
     // How often the daemon must drain() while flow logging is on (the
     // datapath wakes it only for a large backlog); 0 while it is off.
     uint64_t drain_interval_ns() const;
@@ -56,7 +60,8 @@ public:
 
 private:
     static int on_event(void* self, void* data, size_t size);
-    void write(const flow_event& e);
+    // Formats the line and queues it; flush() writes the queue.
+    void queue(const flow_event& e);
     bool close_admitted(uint64_t now_ns);
 
     ring_buffer* ring_ = nullptr;
@@ -70,6 +75,8 @@ private:
     // The GC's closes: a GCRA like the datapath's, at the configured rate.
     uint64_t close_interval_ns_ = 0, close_tolerance_ns_ = 0, close_tat_ns_ = 0;
     FlowLogCounters counters_;
+    std::vector<observe::FlowLogLine> queued_;
+    std::vector<uint8_t> queued_types_;   // each queued line's FLOW_EVENT_*
 };
 
 // The output a config's flow-log section describes.

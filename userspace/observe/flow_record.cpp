@@ -8,14 +8,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <nlohmann/json.hpp>
+#include <charconv>
+#include <string_view>
 
 #include "loader/stat_names.h"
 
 namespace sluice::observe {
 namespace {
 
-using nlohmann::json;
 
 std::string address_text(uint8_t family, const __be32 addr[4]) {
     char buf[INET6_ADDRSTRLEN] = {};
@@ -134,54 +134,122 @@ const char* flow_event_msg_id(const flow_event& e) {
     }
 }
 
-std::string flow_record_json(const flow_event& e, const FlowNames& names, std::chrono::system_clock::time_point when) {
-    nlohmann::ordered_json j;   // in the order written: time and event first
-    j["time"] = rfc3339(when);
-    j["event"] = e.type == FLOW_EVENT_OPEN ? "open" : e.type == FLOW_EVENT_DENY ? "deny" : "close";
-    j["family"] = e.family == SLUICE_FAMILY_IPV4 ? "ipv4" : "ipv6";
-    j["protocol"] = protocol_text(e.protocol);
-    j["src"] = address_text(e.family, e.src_addr);
-    j["dst"] = address_text(e.family, e.dst_addr);
-    if (has_ports(e.protocol)) {
-        j["src_port"] = ntohs(e.src_port);
-        j["dst_port"] = ntohs(e.dst_port);
-    } else if (e.protocol == IPPROTO_ICMP || e.protocol == IPPROTO_ICMPV6) {
-        j["icmp_id"] = ntohs(e.src_port ? e.src_port : e.dst_port);
+namespace {
+
+// The line is built by hand, not through a JSON library's tree: the daemon
+// writes tens of thousands a second under a connection flood, and the tree's
+// allocations were most of the cost of a line.
+class JsonObject {
+public:
+    explicit JsonObject(std::string& out) : out_(out) { out_ += '{'; }
+    void str(std::string_view key, std::string_view value) {
+        name(key);
+        quote(value);
     }
-    j["zone_in"] = name_or_id(names.zones, e.zone_in);
-    j["zone_out"] = name_or_id(names.zones, e.zone_out);
-    if (e.ifindex) j["interface"] = names.interface_of(e.ifindex);
-    j["policy"] = e.policy_id == SESSION_POLICY_RELATED ? std::string("(default)") : name_or_id(names.policies, e.policy_id);
-    if (e.type != FLOW_EVENT_CLOSE) j["action"] = action_text(e.action);
+    void num(std::string_view key, uint64_t value) {
+        name(key);
+        char buf[24];
+        out_.append(buf, std::to_chars(buf, buf + sizeof(buf), value).ptr);
+    }
+    void num(std::string_view key, double value) {
+        name(key);
+        char buf[32];
+        out_.append(buf, std::to_chars(buf, buf + sizeof(buf), value).ptr);
+    }
+    void open(std::string_view key) {
+        name(key);
+        out_ += '{';
+        first_ = true;
+    }
+    void close() {
+        out_ += '}';
+        first_ = false;
+    }
+
+private:
+    void name(std::string_view key) {
+        if (!first_) out_ += ',';
+        first_ = false;
+        quote(key);
+        out_ += ':';
+    }
+    // RFC 8259 string: quote, backslash and control characters escaped;
+    // UTF-8 as it is.
+    void quote(std::string_view v) {
+        out_ += '"';
+        for (char c : v) {
+            const auto u = static_cast<unsigned char>(c);
+            if (c == '"' || c == '\\') {
+                out_ += '\\';
+                out_ += c;
+            } else if (u < 0x20) {
+                char buf[8];
+                std::snprintf(buf, sizeof(buf), "\\u%04x", u);
+                out_ += buf;
+            } else {
+                out_ += c;
+            }
+        }
+        out_ += '"';
+    }
+
+    std::string& out_;
+    bool first_ = true;
+};
+
+}  // namespace
+
+std::string flow_record_json(const flow_event& e, const FlowNames& names, std::chrono::system_clock::time_point when) {
+    std::string line;
+    line.reserve(400);
+    JsonObject j(line);   // in the order written: time and event first
+    j.str("time", rfc3339(when));
+    j.str("event", e.type == FLOW_EVENT_OPEN ? "open" : e.type == FLOW_EVENT_DENY ? "deny" : "close");
+    j.str("family", e.family == SLUICE_FAMILY_IPV4 ? "ipv4" : "ipv6");
+    j.str("protocol", protocol_text(e.protocol));
+    j.str("src", address_text(e.family, e.src_addr));
+    j.str("dst", address_text(e.family, e.dst_addr));
+    if (has_ports(e.protocol)) {
+        j.num("src_port", uint64_t{ntohs(e.src_port)});
+        j.num("dst_port", uint64_t{ntohs(e.dst_port)});
+    } else if (e.protocol == IPPROTO_ICMP || e.protocol == IPPROTO_ICMPV6) {
+        j.num("icmp_id", uint64_t{ntohs(e.src_port ? e.src_port : e.dst_port)});
+    }
+    j.str("zone_in", name_or_id(names.zones, e.zone_in));
+    j.str("zone_out", name_or_id(names.zones, e.zone_out));
+    if (e.ifindex) j.str("interface", names.interface_of(e.ifindex));
+    j.str("policy", e.policy_id == SESSION_POLICY_RELATED ? std::string("(default)") : name_or_id(names.policies, e.policy_id));
+    if (e.type != FLOW_EVENT_CLOSE) j.str("action", action_text(e.action));
     if (e.nat.flags & (SESSION_NAT_SRC | SESSION_NAT_DST)) {
-        nlohmann::ordered_json nat = nlohmann::ordered_json::object();
+        j.open("nat");
         if (e.nat.flags & SESSION_NAT_SRC) {
-            nat["src"] = address_text(e.family, e.nat.new_src_addr);
-            if (has_ports(e.protocol)) nat["src_port"] = ntohs(e.nat.new_src_port);
+            j.str("src", address_text(e.family, e.nat.new_src_addr));
+            if (has_ports(e.protocol)) j.num("src_port", uint64_t{ntohs(e.nat.new_src_port)});
         }
         if (e.nat.flags & SESSION_NAT_DST) {
-            nat["dst"] = address_text(e.family, e.nat.new_dst_addr);
-            if (has_ports(e.protocol)) nat["dst_port"] = ntohs(e.nat.new_dst_port);
+            j.str("dst", address_text(e.family, e.nat.new_dst_addr));
+            if (has_ports(e.protocol)) j.num("dst_port", uint64_t{ntohs(e.nat.new_dst_port)});
         }
-        j["nat"] = nat;
+        j.close();
     }
     if (e.type == FLOW_EVENT_DENY) {
-        j["reason"] = std::string(stat_info(e.reason).name);
-        j["bytes"] = e.l3_len;
-        if (e.protocol == IPPROTO_TCP) j["tcp_flags"] = tcp_flags_text(e.tcp_flags);
+        j.str("reason", stat_info(e.reason).name);
+        j.num("bytes", uint64_t{e.l3_len});
+        if (e.protocol == IPPROTO_TCP) j.str("tcp_flags", tcp_flags_text(e.tcp_flags));
     } else if (e.type == FLOW_EVENT_OPEN) {
-        j["bytes"] = e.l3_len;
+        j.num("bytes", uint64_t{e.l3_len});
     } else {
-        j["close_reason"] = e.created_ns == 0 ? "unknown" : close_reason(e);
-        if (e.reason == FLOW_CLOSE_TUPLE_REPLY) j["tuple"] = "reply";
-        j["packets_out"] = e.packets[0];
-        j["bytes_out"] = e.bytes[0];
-        j["packets_in"] = e.packets[1];
-        j["bytes_in"] = e.bytes[1];
+        j.str("close_reason", e.created_ns == 0 ? "unknown" : close_reason(e));
+        if (e.reason == FLOW_CLOSE_TUPLE_REPLY) j.str("tuple", "reply");
+        j.num("packets_out", uint64_t{e.packets[0]});
+        j.num("bytes_out", uint64_t{e.bytes[0]});
+        j.num("packets_in", uint64_t{e.packets[1]});
+        j.num("bytes_in", uint64_t{e.bytes[1]});
         const double duration = e.time_ns > e.created_ns ? double(e.time_ns - e.created_ns) / 1e9 : 0.0;
-        j["duration_s"] = std::round(duration * 1000.0) / 1000.0;
+        j.num("duration_s", std::round(duration * 1000.0) / 1000.0);
     }
-    return j.dump();
+    line += '}';
+    return line;
 }
 
 }  // namespace sluice::observe
