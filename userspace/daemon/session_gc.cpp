@@ -30,10 +30,10 @@ SessionGc::SessionGc(int v4, int v6, int cfg, int stats, int nat_ports, int src_
       src_released_fd_(src_released) {}
 
 Result<size_t> SessionGc::maybe_collect(uint64_t now) {
-    uint64_t created = 0;
-    if (auto counters = read_stat_counters(stats_fd_); counters.ok())
-        created = counters.value()[STAT_SESSION_CREATED].packets;
     if (walks_ && now - last_walk_ns_ < kMinWalkSpacingNs) return size_t{0};
+    uint64_t created = 0;
+    if (auto counter = read_stat_counter(stats_fd_, STAT_SESSION_CREATED); counter.ok())
+        created = counter.value().packets;
     if (created == last_created_ && now < next_due_ns_) return size_t{0};
     last_created_ = created;
     return collect(now);

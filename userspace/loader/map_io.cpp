@@ -85,12 +85,18 @@ Result<std::vector<uint64_t>> read_percpu_words(int fd, uint32_t key, size_t wor
     return sums;
 }
 
+Result<stat_counter> read_stat_counter(int fd, uint32_t reason) {
+    auto words = read_percpu_words(fd, reason, 2);
+    if (!words) return words.error();
+    return stat_counter{words.value()[0], words.value()[1]};
+}
+
 Result<std::vector<stat_counter>> read_stat_counters(int fd) {
     std::vector<stat_counter> totals(STAT_REASON_COUNT);
     for (uint32_t i = 0; i < STAT_REASON_COUNT; ++i) {
-        auto words = read_percpu_words(fd, i, 2);
-        if (!words) return words.error();
-        totals[i] = stat_counter{words.value()[0], words.value()[1]};
+        auto one = read_stat_counter(fd, i);
+        if (!one) return one.error();
+        totals[i] = one.value();
     }
     return totals;
 }

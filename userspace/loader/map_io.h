@@ -90,5 +90,7 @@ Result<std::vector<uint64_t>> read_percpu_words(int fd, uint32_t key, size_t wor
 Result<std::vector<uint64_t>> read_percpu_counters(int fd, uint32_t entries);
 // The stats map (maps/stats.h): packets and bytes per enum stat_reason.
 Result<std::vector<stat_counter>> read_stat_counters(int stats_fd);
+// One reason's counter, summed over CPUs: one lookup, for a caller that polls it.
+Result<stat_counter> read_stat_counter(int stats_fd, uint32_t reason);
 
 }  // namespace sluice
