@@ -135,6 +135,75 @@ it_finish() {
     exit 1
 }
 
+# --- checks run side by side -------------------------------------------------
+#
+# A check whose command mostly waits (a probe expected to time out, a ping
+# expected to go unanswered) can run while others wait too:
+#
+#   it_par_eq "WAN -> fw tcp/22" timeout probe wan "$FW_WAN4" 22 2
+#   it_par_check "LAN -> fw ping" ping_ok lan "$FW_LAN4"
+#   it_par_wait
+#
+# it_par_eq / it_par_check start COMMAND (a shell function or a program) in a
+# subshell in the background, its stdout and stderr kept in $IT_TMP;
+# it_par_wait waits for every check started since the last it_par_wait and
+# then records each exactly as it_expect_eq DESC EXPECTED "$(COMMAND)" /
+# it_check DESC COMMAND would have, in the order they were started, with the
+# commands' output printed in that order too. Only for commands that do not
+# depend on each other: no shared source port, no counter read in between,
+# no rate limit (screens) that several of them together could reach.
+IT_PAR_KIND=()
+IT_PAR_DESC=()
+IT_PAR_WANT=()
+IT_PAR_CMD=()
+IT_PAR_PID=()
+
+it_par_eq() {    # DESCRIPTION EXPECTED COMMAND...
+    local desc=$1 want=$2
+    shift 2
+    _it_par_start eq "$desc" "$want" "$@"
+}
+
+it_par_check() { # DESCRIPTION COMMAND...
+    local desc=$1
+    shift
+    _it_par_start check "$desc" "" "$@"
+}
+
+_it_par_start() {
+    local n=${#IT_PAR_PID[@]}
+    IT_PAR_KIND+=("$1")
+    IT_PAR_DESC+=("$2")
+    IT_PAR_WANT+=("$3")
+    shift 3
+    IT_PAR_CMD+=("$*")
+    ("$@") >"$IT_TMP/par-$n.out" 2>"$IT_TMP/par-$n.err" &
+    IT_PAR_PID+=("$!")
+    IT_PIDS+=("$!")   # stopped by the cleanup if the test ends before it_par_wait
+}
+
+it_par_wait() {
+    local n rc
+    for n in "${!IT_PAR_PID[@]}"; do
+        rc=0
+        wait "${IT_PAR_PID[$n]}" || rc=$?
+        it_forget_pid "${IT_PAR_PID[$n]}"
+        if [ "${IT_PAR_KIND[$n]}" = eq ]; then
+            cat "$IT_TMP/par-$n.err"
+            it_expect_eq "${IT_PAR_DESC[$n]}" "${IT_PAR_WANT[$n]}" "$(cat "$IT_TMP/par-$n.out")"
+        else
+            cat "$IT_TMP/par-$n.out" "$IT_TMP/par-$n.err"
+            if [ "$rc" -eq 0 ]; then
+                it_pass "${IT_PAR_DESC[$n]}"
+            else
+                it_fail "${IT_PAR_DESC[$n]}" "command failed: ${IT_PAR_CMD[$n]}"
+            fi
+        fi
+        rm -f "$IT_TMP/par-$n.out" "$IT_TMP/par-$n.err"
+    done
+    IT_PAR_KIND=() IT_PAR_DESC=() IT_PAR_WANT=() IT_PAR_CMD=() IT_PAR_PID=()
+}
+
 # --- processes --------------------------------------------------------------
 
 # it_bg LOGNAME COMMAND...: starts COMMAND (an executable, not a shell function,

@@ -17,10 +17,12 @@ done
 for fam in 4 6; do
     if [ $fam = 4 ]; then dst=$WAN4; else dst=$WAN6; fi
     it_log "checking IPv$fam towards $dst"
-    it_expect_eq "IPv$fam tcp/8080 (permit) connects" connected "$(probe lan "$dst" 8080)"
-    it_expect_eq "IPv$fam tcp/7000 (policy deny) times out, no answer" timeout "$(probe lan "$dst" 7000 3)"
-    it_expect_eq "IPv$fam tcp/7002 (no policy, default deny) times out" timeout "$(probe lan "$dst" 7002 3)"
-    it_expect_eq "IPv$fam tcp/7001 (policy reject) is refused by a RST" refused "$(probe lan "$dst" 7001 3)"
+    # Independent probes, side by side (lib.sh it_par_*): the timeouts are waited for once.
+    it_par_eq "IPv$fam tcp/8080 (permit) connects" connected probe lan "$dst" 8080
+    it_par_eq "IPv$fam tcp/7000 (policy deny) times out, no answer" timeout probe lan "$dst" 7000 3
+    it_par_eq "IPv$fam tcp/7002 (no policy, default deny) times out" timeout probe lan "$dst" 7002 3
+    it_par_eq "IPv$fam tcp/7001 (policy reject) is refused by a RST" refused probe lan "$dst" 7001 3
+    it_par_wait
     # nc as a second, independent client: exit status 1 and "Connection refused".
     nc_err=$(lan timeout 5 nc -z -v -w 3 "$dst" 7001 2>&1; echo "rc=$?")
     if echo "$nc_err" | grep -q "rc=1" && echo "$nc_err" | grep -qi "refused"; then

@@ -74,14 +74,16 @@ for _ in range(count):
 ' "$2" "$3" "$4" "$5"
 }
 
+# Independent probes, side by side (lib.sh it_par_*): the timeouts are waited for once.
 for fam in 4 6; do
     if [ $fam = 4 ]; then dst=$WAN4; else dst=$WAN6; fi
-    it_expect_eq "IPv$fam tcp/8080 (permitted, no filter rule) connects" connected "$(probe lan "$dst" 8080)"
-    it_expect_eq "IPv$fam tcp/8081 (permitted by policy, dropped by the filter) times out" timeout \
-        "$(probe lan "$dst" 8081 2)"
+    it_par_eq "IPv$fam tcp/8080 (permitted, no filter rule) connects" connected probe lan "$dst" 8080
+    it_par_eq "IPv$fam tcp/8081 (permitted by policy, dropped by the filter) times out" timeout \
+        probe lan "$dst" 8081 2
 done
-it_expect_eq "IPv4 tcp/8082 (the drop rule names an IPv6 destination) connects" connected "$(probe lan "$WAN4" 8082)"
-it_expect_eq "IPv6 tcp/8082 (dropped by destination + port) times out" timeout "$(probe lan "$WAN6" 8082 2)"
+it_par_eq "IPv4 tcp/8082 (the drop rule names an IPv6 destination) connects" connected probe lan "$WAN4" 8082
+it_par_eq "IPv6 tcp/8082 (dropped by destination + port) times out" timeout probe lan "$WAN6" 8082 2
+it_par_wait
 
 sluice_fw show sessions --json >"$IT_TMP/sessions.json"
 it_expect_eq "no session exists for the filtered tcp/8081" "" \

@@ -16,8 +16,9 @@ for dst in "$WAN4" "$WAN6"; do
 done
 
 it_log "checking: before the reload tcp/9090 matches no policy (default deny)"
-it_expect_eq "IPv4 tcp/9090 times out" timeout "$(probe lan "$WAN4" 9090 2)"
-it_expect_eq "IPv6 tcp/9090 times out" timeout "$(probe lan "$WAN6" 9090 2)"
+it_par_eq "IPv4 tcp/9090 times out" timeout probe lan "$WAN4" 9090 2
+it_par_eq "IPv6 tcp/9090 times out" timeout probe lan "$WAN6" 9090 2
+it_par_wait
 
 it_log "reload with tcp/9090 added to application web"
 it_write_config "$cfg" 9090
@@ -51,14 +52,16 @@ else
     it_fail "reload prints FILE:LINE:COL: PATH: MESSAGE for the bad application" "stderr: $(cat "$IT_TMP/reload2.err")"
 fi
 it_check "daemon still running after the rejected reload" kill -0 "$SLUICE_PID"
-it_expect_eq "IPv4 tcp/9090 (permitted by the config in force) still connects" connected "$(probe lan "$WAN4" 9090)"
-it_expect_eq "IPv6 tcp/9090 (permitted by the config in force) still connects" connected "$(probe lan "$WAN6" 9090)"
-it_expect_eq "IPv4 tcp/7000 (denied by the config in force) still times out" timeout "$(probe lan "$WAN4" 7000 2)"
-it_expect_eq "IPv6 tcp/7000 (denied by the config in force) still times out" timeout "$(probe lan "$WAN6" 7000 2)"
+it_par_eq "IPv4 tcp/9090 (permitted by the config in force) still connects" connected probe lan "$WAN4" 9090
+it_par_eq "IPv6 tcp/9090 (permitted by the config in force) still connects" connected probe lan "$WAN6" 9090
+it_par_eq "IPv4 tcp/7000 (denied by the config in force) still times out" timeout probe lan "$WAN4" 7000 2
+it_par_eq "IPv6 tcp/7000 (denied by the config in force) still times out" timeout probe lan "$WAN6" 7000 2
+it_par_wait
 
 it_log "reload back to the original policy: tcp/9090 closes again for new flows"
 it_write_config "$cfg"
 it_check "sluice reload of the original file exits 0" sluice_fw reload
-it_expect_eq "IPv4 tcp/9090 times out again" timeout "$(probe lan "$WAN4" 9090 2)"
-it_expect_eq "IPv6 tcp/9090 times out again" timeout "$(probe lan "$WAN6" 9090 2)"
+it_par_eq "IPv4 tcp/9090 times out again" timeout probe lan "$WAN4" 9090 2
+it_par_eq "IPv6 tcp/9090 times out again" timeout probe lan "$WAN6" 9090 2
+it_par_wait
 it_finish
