@@ -5,11 +5,12 @@
 # Unit tests need nothing; BPF program tests and integration tests need root
 # and BPF (they report "skipped" with a reason otherwise); the Incus test
 # needs the daemon scripts/incus-setup.sh installs and starts. Exits with
-# ctest's status; ctest's summary is the last thing printed. Unit and BPF
-# program tests run one per core (each is its own process, loading its own
-# copy of the BPF objects: the verifier's time is most of theirs);
-# integration tests run alone (RUN_SERIAL), as their traffic shares the cores
-# with the firewall.
+# ctest's status; ctest's summary is the last thing printed. Two tests at a
+# time (ctest -j): unit and BPF program tests side by side (each is its own
+# process, loading its own copy of the BPF objects: the verifier's time is
+# most of theirs), integration tests one at a time, most of them beside a
+# unit or BPF test and those that measure or depend on timing alone
+# (tests/CMakeLists.txt says which and why).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

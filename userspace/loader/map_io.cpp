@@ -69,9 +69,29 @@ Status zero_percpu(int fd, const std::string& name, uint32_t first, uint32_t cou
     int cpus = libbpf_num_possible_cpus();
     if (cpus <= 0) return make_error("cannot count possible CPUs");
     // Per-CPU values are 8-byte aligned, one slot per possible CPU.
-    std::vector<uint8_t> zeros(static_cast<size_t>(cpus) * ((value_size + 7) / 8 * 8), 0);
-    for (uint32_t key = first; key < first + count; ++key)
-        if (bpf_map_update_elem(fd, &key, zeros.data(), BPF_ANY) != 0) return map_error("cannot clear", name, errno);
+    const size_t slot = static_cast<size_t>(cpus) * ((value_size + 7) / 8 * 8);
+    // In batches (one syscall per 1024 keys: host_hits alone has 16,384 and
+    // every datapath load clears it); per key where the kernel has no
+    // batched update for the map.
+    constexpr uint32_t kBatch = 1024;
+    std::vector<uint8_t> zeros(slot * std::min(count, kBatch), 0);
+    std::vector<uint32_t> keys(std::min(count, kBatch));
+    uint32_t key = first;
+    while (key < first + count) {
+        uint32_t n = std::min(kBatch, first + count - key);
+        for (uint32_t i = 0; i < n; ++i) keys[i] = key + i;
+        LIBBPF_OPTS(bpf_map_batch_opts, opts);
+        uint32_t done = n;
+        const int rc = bpf_map_update_batch(fd, keys.data(), zeros.data(), &done, &opts);
+        if (rc == 0 && done > 0) {
+            key += done;
+            continue;
+        }
+        if (rc != 0 && errno != EINVAL && errno != ENOTSUP && errno != EOPNOTSUPP)
+            return map_error("cannot clear", name, errno);
+        for (; key < first + count; ++key)
+            if (bpf_map_update_elem(fd, &key, zeros.data(), BPF_ANY) != 0) return map_error("cannot clear", name, errno);
+    }
     return {};
 }
 
