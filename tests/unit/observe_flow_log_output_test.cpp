@@ -55,6 +55,25 @@ std::string records(int from, int to) {  // lines from..to inclusive, as the fil
     return out;
 }
 
+// Runs f with the process's file size limit at `bytes` (SIGXFSZ ignored, so
+// a write past it fails with EFBIG, as on a full disk) and returns what f did.
+template <class F>
+auto with_file_size_limit(rlim_t bytes, F f) {
+    struct sigaction ignore = {};
+    struct sigaction old = {};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGXFSZ, &ignore, &old);
+    rlimit saved{};
+    getrlimit(RLIMIT_FSIZE, &saved);
+    rlimit limited = saved;
+    limited.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &limited);
+    auto result = f();
+    setrlimit(RLIMIT_FSIZE, &saved);
+    sigaction(SIGXFSZ, &old, nullptr);
+    return result;
+}
+
 std::optional<std::string> receive(int fd, int timeout_ms = 2000) {
     pollfd p{fd, POLLIN, 0};
     if (poll(&p, 1, timeout_ms) != 1) return std::nullopt;
@@ -267,18 +286,8 @@ TEST_F(FlowLogOutputTest, FileTornLineDoesNotSpoilTheNextOne) {
     auto out = FlowLogOutput::open(file("flows.jsonl"));
     ASSERT_TRUE(out) << out.error().message;
     write_records(**out, 0, 0);
-    struct sigaction ignore = {};
-    struct sigaction old = {};
-    ignore.sa_handler = SIG_IGN;
-    ASSERT_EQ(sigaction(SIGXFSZ, &ignore, &old), 0);
-    rlimit saved{};
-    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
-    rlimit limited = saved;
-    limited.rlim_cur = 13;  // record 1 gets 4 of its 9 bytes
-    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limited), 0);
-    Status st = (*out)->write(record(1), "flow-open", FlowLogSeverity::info);
-    setrlimit(RLIMIT_FSIZE, &saved);
-    sigaction(SIGXFSZ, &old, nullptr);
+    // Record 1 gets 4 of its 9 bytes.
+    Status st = with_file_size_limit(13, [&] { return (*out)->write(record(1), "flow-open", FlowLogSeverity::info); });
     ASSERT_FALSE(st);
     EXPECT_EQ(st.error().sys_errno, EFBIG);
     EXPECT_NE(st.error().message.find(path("flows.jsonl")), std::string::npos) << st.error().message;
@@ -349,19 +358,9 @@ TEST_F(FlowLogOutputTest, FileBatchAfterTheFileWasRemovedStartsANewOne) {
 TEST_F(FlowLogOutputTest, FileBatchTornDeliversOnlyWholeLines) {
     auto out = FlowLogOutput::open(file("flows.jsonl"));
     ASSERT_TRUE(out) << out.error().message;
-    struct sigaction ignore = {};
-    struct sigaction old = {};
-    ignore.sa_handler = SIG_IGN;
-    ASSERT_EQ(sigaction(SIGXFSZ, &ignore, &old), 0);
-    rlimit saved{};
-    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
-    rlimit limited = saved;
-    limited.rlim_cur = 22;  // records 0 and 1 (18 bytes), then 4 bytes of record 2
-    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limited), 0);
     auto lines = batch_of(0, 3);
-    Status st = (*out)->write_batch(lines);
-    setrlimit(RLIMIT_FSIZE, &saved);
-    sigaction(SIGXFSZ, &old, nullptr);
+    // Records 0 and 1 (18 bytes), then 4 bytes of record 2.
+    Status st = with_file_size_limit(22, [&] { return (*out)->write_batch(lines); });
     ASSERT_FALSE(st);
     EXPECT_EQ(st.error().sys_errno, EFBIG);
     EXPECT_TRUE(lines[0].delivered);

@@ -39,15 +39,21 @@ flow_event v4_event(uint8_t type) {
     return e;
 }
 
-}  // namespace
-
-TEST(FlowRecord, OpenCarriesTupleNatPolicyAndZones) {
+// A permitted open of policy `policy_id`, source-translated to 198.18.100.1:1024.
+flow_event snat_open(uint32_t policy_id) {
     flow_event e = v4_event(FLOW_EVENT_OPEN);
-    e.policy_id = 0;
+    e.policy_id = policy_id;
     e.action = POLICY_ACTION_PERMIT;
     e.nat.flags = SESSION_NAT_SRC;
     inet_pton(AF_INET, "198.18.100.1", &e.nat.new_src_addr[0]);
     e.nat.new_src_port = htons(1024);
+    return e;
+}
+
+}  // namespace
+
+TEST(FlowRecord, OpenCarriesTupleNatPolicyAndZones) {
+    const flow_event e = snat_open(0);
     const json j = json::parse(flow_record_json(e, names(), kWhen));
     EXPECT_EQ(j["time"], "2026-12-05T19:46:40.123456Z");
     EXPECT_EQ(j["event"], "open");
@@ -149,13 +155,7 @@ TEST(FlowRecord, NamesAreEscapedIntoOneValidLine) {
 
 // The order a reader sees: time and event first, the NAT as an object.
 TEST(FlowRecord, KeysComeInTheWrittenOrder) {
-    flow_event e = v4_event(FLOW_EVENT_OPEN);
-    e.policy_id = 1;
-    e.action = POLICY_ACTION_PERMIT;
-    e.nat.flags = SESSION_NAT_SRC;
-    inet_pton(AF_INET, "198.18.100.1", &e.nat.new_src_addr[0]);
-    e.nat.new_src_port = htons(1024);
-    EXPECT_EQ(flow_record_json(e, names(), kWhen),
+    EXPECT_EQ(flow_record_json(snat_open(1), names(), kWhen),
               R"({"time":"2026-12-05T19:46:40.123456Z","event":"open","family":"ipv4","protocol":"tcp",)"
               R"("src":"198.18.1.10","dst":"198.18.100.200","src_port":40000,"dst_port":443,"zone_in":"trust",)"
               R"("zone_out":"untrust","policy":"no-in","action":"permit","nat":{"src":"198.18.100.1","src_port":1024},)"
