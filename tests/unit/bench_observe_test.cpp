@@ -201,7 +201,7 @@ TEST(BenchObserveChecks, TheFixedRateMustBeHeld) {
     EXPECT_FALSE(check_rate_held(132000, 150000)) << "-12 %";
 }
 
-TEST(BenchObserveReaders, ProgramRunTimeAndIds) {
+TEST(BenchObserveReaders, ProgramRunTime) {
     auto s = parse_prog_run_stats(
         R"({"id":812,"type":"sched_cls","name":"tc_main_prog","tag":"ab","gpl_compatible":true,)"
         R"("run_time_ns":123456789,"run_cnt":2000000,"loaded_at":1,"uid":0})");
@@ -211,22 +211,6 @@ TEST(BenchObserveReaders, ProgramRunTimeAndIds) {
     EXPECT_FALSE(parse_prog_run_stats(R"({"id":812,"name":"tc_main_prog"})")) << "statistics off";
     EXPECT_FALSE(parse_prog_run_stats("Error: get by id (812): No such file or directory"));
 
-    const std::string tc = R"([{"protocol":"all","pref":1307,"kind":"bpf","chain":0},)"
-                           R"({"protocol":"all","pref":1307,"kind":"bpf","chain":0,"options":{"handle":"0x1",)"
-                           R"("bpf_name":"sluice_tc","direct-action":true,"prog":{"id":812,"name":"tc_main_prog",)"
-                           R"("tag":"ab","jited":1}}}])";
-    auto id = tc_ingress_prog_id(tc, "tc_main_prog");
-    ASSERT_TRUE(id) << id.error().message;
-    EXPECT_EQ(*id, 812u);
-    EXPECT_FALSE(tc_ingress_prog_id("[]", "tc_main_prog"));
-    EXPECT_FALSE(tc_ingress_prog_id("", "tc_main_prog"));
-
-    const std::string link = R"([{"ifindex":3,"ifname":"lan0","xdp":{"mode":2,"prog":{"id":77,"name":"xdp_main_prog"}}}])";
-    auto x = xdp_prog_id(link, "lan0", "xdp_main_prog");
-    ASSERT_TRUE(x) << x.error().message;
-    EXPECT_EQ(*x, 77u);
-    EXPECT_FALSE(xdp_prog_id(link, "wan0", "xdp_main_prog"));
-    EXPECT_FALSE(xdp_prog_id(R"([{"ifindex":3,"ifname":"lan0"}])", "lan0", "xdp_main_prog"));
 }
 
 TEST(BenchObserveReaders, ProcessCpuTimeIsUtimePlusStime) {

@@ -9,6 +9,9 @@ namespace sluice::perftest {
 namespace {
 
 using cluster::interfaces_with_xdp;
+using cluster::tc_filter_prog_id;
+using cluster::tc_filter_runs;
+using cluster::xdp_prog_id;
 
 // Shapes of `ip -j link show` (iproute2 6.1): one program, several
 // (multi-attach), none.
@@ -39,6 +42,34 @@ TEST(PathCheck, NamesAreComparedAsTheKernelKeepsThem) {
                                      "xdp_a_very_long_name");
     ASSERT_TRUE(found.ok());
     EXPECT_EQ(found.value(), (std::vector<std::string>{"x0"}));
+}
+
+// The ids behind them (the observe benchmark reads the entry program's
+// run time by id): single and multi-attach XDP, a TC filter.
+TEST(PathCheck, ProgramIdsOfTheHooks) {
+    auto lan = xdp_prog_id(kLinks, "lan0", "xdp_main_prog");
+    ASSERT_TRUE(lan.ok()) << lan.error().message;
+    EXPECT_EQ(lan.value(), std::optional<uint32_t>{41});
+    auto wan = xdp_prog_id(kLinks, "wan0", "xdp_main_prog");
+    ASSERT_TRUE(wan.ok());
+    EXPECT_EQ(wan.value(), std::optional<uint32_t>{52}) << "multi-attach";
+    EXPECT_EQ(xdp_prog_id(kLinks, "mgmt0", "xdp_main_prog").value(), std::nullopt) << "another program";
+    EXPECT_EQ(xdp_prog_id(kLinks, "fab0", "xdp_main_prog").value(), std::nullopt) << "no XDP";
+    EXPECT_EQ(xdp_prog_id(kLinks, "eth9", "xdp_main_prog").value(), std::nullopt) << "no such link";
+    EXPECT_FALSE(xdp_prog_id("Error: nope", "lan0", "xdp_main_prog").ok());
+
+    const std::string tc = R"([{"protocol":"all","pref":1307,"kind":"bpf","chain":0},)"
+                           R"({"protocol":"all","pref":1307,"kind":"bpf","chain":0,"options":{"handle":"0x1",)"
+                           R"("bpf_name":"sluice_tc","direct-action":true,"prog":{"id":812,"name":"tc_main_prog",)"
+                           R"("tag":"ab","jited":1}}}])";
+    auto id = tc_filter_prog_id(tc, "tc_main_prog");
+    ASSERT_TRUE(id.ok()) << id.error().message;
+    EXPECT_EQ(id.value(), std::optional<uint32_t>{812});
+    EXPECT_TRUE(tc_filter_runs(tc, "tc_main_prog").value());
+    EXPECT_EQ(tc_filter_prog_id("[]", "tc_main_prog").value(), std::nullopt);
+    EXPECT_EQ(tc_filter_prog_id("", "tc_main_prog").value(), std::nullopt) << "no filters: tc prints nothing";
+    EXPECT_FALSE(tc_filter_runs("", "tc_main_prog").value());
+    EXPECT_FALSE(tc_filter_prog_id("Error: nope", "tc_main_prog").ok());
 }
 
 TEST(PathCheck, UnreadableOutputIsAnError) {

@@ -251,14 +251,15 @@ struct Bench {
     // in the tc mode, xdp_main_prog otherwise): its run time covers the
     // whole tail-call chain of every packet (a) sends.
     Result<uint32_t> entry_prog_id() {
-        if (xdp_mode == "tc") {
-            auto tc = lab.output("fw", {"tc", "-j", "filter", "show", "dev", "lan0", "ingress"});
-            if (!tc) return tc.error();
-            return tc_ingress_prog_id(*tc, cluster::kSluiceTcProgram);
-        }
-        auto link = lab.output("fw", {"ip", "-j", "link", "show", "lan0"});
-        if (!link) return link.error();
-        return xdp_prog_id(*link, "lan0", cluster::kSluiceXdpProgram);
+        const bool tc = xdp_mode == "tc";
+        const std::string prog = tc ? cluster::kSluiceTcProgram : cluster::kSluiceXdpProgram;
+        auto out = tc ? lab.output("fw", {"tc", "-j", "filter", "show", "dev", "lan0", "ingress"})
+                      : lab.output("fw", {"ip", "-j", "link", "show", "lan0"});
+        if (!out) return out.error();
+        auto id = tc ? cluster::tc_filter_prog_id(*out, prog) : cluster::xdp_prog_id(*out, "lan0", prog);
+        if (!id) return id.error();
+        if (!*id) return make_error("no " + prog + (tc ? " at TC ingress of lan0" : " at the XDP hook of lan0"));
+        return **id;
     }
 
     Result<ProgRunStats> prog_stats(uint32_t id) {

@@ -222,35 +222,6 @@ Result<ProgRunStats> parse_prog_run_stats(const std::string& text) {
     return s;
 }
 
-Result<uint32_t> tc_ingress_prog_id(const std::string& tc_json, const std::string& prog_name) {
-    auto doc = nlohmann::json::parse(tc_json.empty() ? "[]" : tc_json, nullptr, false);
-    if (doc.is_discarded() || !doc.is_array()) return make_error("`tc -j filter show` printed no list of filters");
-    const std::string wanted = prog_name.substr(0, 15);
-    for (const auto& f : doc) {
-        if (!f.is_object() || !f.contains("options") || !f["options"].is_object()) continue;
-        const auto& o = f["options"];
-        if (o.contains("prog") && o["prog"].is_object() && o["prog"].value("name", "") == wanted &&
-            o["prog"].contains("id") && o["prog"]["id"].is_number())
-            return o["prog"]["id"].get<uint32_t>();
-    }
-    return make_error("no " + wanted + " at TC ingress");
-}
-
-Result<uint32_t> xdp_prog_id(const std::string& ip_link_json, const std::string& dev, const std::string& prog_name) {
-    auto doc = nlohmann::json::parse(ip_link_json, nullptr, false);
-    if (doc.is_discarded() || !doc.is_array()) return make_error("`ip -j link show` printed no list of links");
-    const std::string wanted = prog_name.substr(0, 15);
-    for (const auto& link : doc) {
-        if (!link.is_object() || link.value("ifname", "") != dev) continue;
-        if (link.contains("xdp") && link["xdp"].is_object() && link["xdp"].contains("prog") &&
-            link["xdp"]["prog"].is_object() && link["xdp"]["prog"].value("name", "") == wanted &&
-            link["xdp"]["prog"].contains("id"))
-            return link["xdp"]["prog"]["id"].get<uint32_t>();
-        return make_error("no " + wanted + " at the XDP hook of " + dev);
-    }
-    return make_error("no link " + dev + " in `ip -j link show` output");
-}
-
 Result<double> parse_process_cpu_seconds(const std::string& stat, long user_hz) {
     // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses,
     // so the fields are counted from the last ')'; utime and stime are

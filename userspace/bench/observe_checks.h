@@ -102,11 +102,6 @@ struct ProgRunStats {
     uint64_t run_time_ns = 0, run_cnt = 0;
 };
 Result<ProgRunStats> parse_prog_run_stats(const std::string& bpftool_prog_json);
-// The id of the program named `prog_name` (the kernel keeps 15
-// characters) in `tc -j filter show dev DEV ingress`, or in `ip -j link
-// show DEV`'s XDP attachment.
-Result<uint32_t> tc_ingress_prog_id(const std::string& tc_json, const std::string& prog_name);
-Result<uint32_t> xdp_prog_id(const std::string& ip_link_json, const std::string& dev, const std::string& prog_name);
 
 // utime + stime of a process in seconds from its /proc/PID/stat line
 // (USER_HZ ticks, user_hz = sysconf(_SC_CLK_TCK)).

@@ -8,48 +8,100 @@
 
 namespace sluice::cluster {
 
+namespace {
+
+struct AttachedProg {
+    std::string name;
+    std::optional<uint32_t> id;
+};
+
+Result<nlohmann::json> parse_list(const std::string& text, const char* what, const char* items) {
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(text);
+    } catch (const std::exception& e) {
+        return make_error(std::string(what) + " printed no JSON: " + e.what());
+    }
+    if (!doc.is_array()) return make_error(std::string(what) + " printed no list of " + items);
+    return doc;
+}
+
+AttachedProg prog_of(const nlohmann::json& prog) {
+    AttachedProg p{prog.value("name", ""), std::nullopt};
+    if (prog.contains("id") && prog["id"].is_number_unsigned()) p.id = prog["id"].get<uint32_t>();
+    return p;
+}
+
+// A link's XDP programs: one (xdp.prog), or several (multi-attach: xdp.attached[].prog).
+std::vector<AttachedProg> xdp_progs(const nlohmann::json& link) {
+    std::vector<AttachedProg> progs;
+    if (!link.is_object() || !link.contains("xdp") || !link["xdp"].is_object()) return progs;
+    const auto& xdp = link["xdp"];
+    if (xdp.contains("prog") && xdp["prog"].is_object()) progs.push_back(prog_of(xdp["prog"]));
+    for (const auto& a : xdp.value("attached", nlohmann::json::array()))
+        if (a.is_object() && a.contains("prog") && a["prog"].is_object()) progs.push_back(prog_of(a["prog"]));
+    return progs;
+}
+
+// The program of each filter that runs one.
+std::vector<AttachedProg> tc_progs(const nlohmann::json& filters) {
+    std::vector<AttachedProg> progs;
+    for (const auto& f : filters) {
+        if (!f.is_object() || !f.contains("options") || !f["options"].is_object()) continue;
+        const auto& o = f["options"];
+        if (o.contains("prog") && o["prog"].is_object()) progs.push_back(prog_of(o["prog"]));
+    }
+    return progs;
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> interfaces_with_xdp(const std::string& ip_json, const std::string& prog_name,
                                                      std::vector<std::string>* other) {
-    nlohmann::json links;
-    try {
-        links = nlohmann::json::parse(ip_json);
-    } catch (const std::exception& e) {
-        return make_error(std::string("`ip -j link show` printed no JSON: ") + e.what());
-    }
-    if (!links.is_array()) return make_error("`ip -j link show` printed no list of links");
+    auto links = parse_list(ip_json, "`ip -j link show`", "links");
+    if (!links) return links.error();
     const std::string wanted = prog_name.substr(0, 15);
     std::vector<std::string> found;
-    for (const auto& link : links) {
-        if (!link.is_object() || !link.contains("xdp")) continue;
+    for (const auto& link : *links) {
+        const auto progs = xdp_progs(link);
+        if (progs.empty()) continue;
         const std::string name = link.value("ifname", "?");
-        // One program: xdp.prog; several (multi-attach): xdp.attached[].prog.
-        std::vector<std::string> progs;
-        const auto& xdp = link["xdp"];
-        if (xdp.contains("prog")) progs.push_back(xdp["prog"].value("name", ""));
-        for (const auto& a : xdp.value("attached", nlohmann::json::array()))
-            if (a.contains("prog")) progs.push_back(a["prog"].value("name", ""));
         bool ours = false;
-        for (const auto& p : progs) ours = ours || p == wanted;
+        for (const auto& p : progs) ours = ours || p.name == wanted;
         if (ours) found.push_back(name);
-        else if (other && !progs.empty()) other->push_back(name + ": " + progs.front());
+        else if (other) other->push_back(name + ": " + progs.front().name);
     }
     return found;
 }
 
-Result<bool> tc_filter_runs(const std::string& tc_json, const std::string& prog_name) {
-    nlohmann::json filters;
-    try {
-        filters = nlohmann::json::parse(tc_json.empty() ? "[]" : tc_json);
-    } catch (const std::exception& e) {
-        return make_error(std::string("`tc -j filter show` printed no JSON: ") + e.what());
-    }
-    if (!filters.is_array()) return make_error("`tc -j filter show` printed no list of filters");
+Result<std::optional<uint32_t>> xdp_prog_id(const std::string& ip_json, const std::string& dev,
+                                            const std::string& prog_name) {
+    auto links = parse_list(ip_json, "`ip -j link show`", "links");
+    if (!links) return links.error();
     const std::string wanted = prog_name.substr(0, 15);
-    for (const auto& f : filters) {
-        if (!f.is_object() || !f.contains("options") || !f["options"].is_object()) continue;
-        const auto& o = f["options"];
-        if (o.contains("prog") && o["prog"].is_object() && o["prog"].value("name", "") == wanted) return true;
+    for (const auto& link : *links) {
+        if (!link.is_object() || link.value("ifname", "") != dev) continue;
+        for (const auto& p : xdp_progs(link))
+            if (p.name == wanted && p.id) return p.id;
     }
+    return std::optional<uint32_t>{};
+}
+
+Result<std::optional<uint32_t>> tc_filter_prog_id(const std::string& tc_json, const std::string& prog_name) {
+    auto filters = parse_list(tc_json.empty() ? "[]" : tc_json, "`tc -j filter show`", "filters");
+    if (!filters) return filters.error();
+    const std::string wanted = prog_name.substr(0, 15);
+    for (const auto& p : tc_progs(*filters))
+        if (p.name == wanted && p.id) return p.id;
+    return std::optional<uint32_t>{};
+}
+
+Result<bool> tc_filter_runs(const std::string& tc_json, const std::string& prog_name) {
+    auto filters = parse_list(tc_json.empty() ? "[]" : tc_json, "`tc -j filter show`", "filters");
+    if (!filters) return filters.error();
+    const std::string wanted = prog_name.substr(0, 15);
+    for (const auto& p : tc_progs(*filters))
+        if (p.name == wanted) return true;
     return false;
 }
 

@@ -4,7 +4,9 @@
 // path check, the Incus cluster's start and status, the benchmarks).
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,13 @@ Result<std::vector<std::string>> interfaces_with_xdp(const std::string& ip_json,
 // Whether `tc -j filter show dev D ingress` output lists a filter running
 // prog_name (15 characters kept, as for XDP).
 Result<bool> tc_filter_runs(const std::string& tc_json, const std::string& prog_name);
+
+// The program ids behind the two above (for bpftool prog show id N): the
+// filter running prog_name, or `dev`'s XDP program named prog_name (one
+// program or multi-attach); nullopt when there is none.
+Result<std::optional<uint32_t>> tc_filter_prog_id(const std::string& tc_json, const std::string& prog_name);
+Result<std::optional<uint32_t>> xdp_prog_id(const std::string& ip_json, const std::string& dev,
+                                            const std::string& prog_name);
 
 // The interfaces running sluice's pipeline at either hook: xdp_main_prog at
 // XDP, or tc_main_prog at TC ingress (asked per link without it at XDP,
