@@ -4,6 +4,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -15,12 +16,15 @@
 #include "compiler/compile.h"
 #include "config/load_config.h"
 #include "loader/datapath.h"
+#include "loader/map_io.h"
 #include "loader/nat_ifaddrs.h"
 #include "map_readers.h"
+#include "observe/capture_events_reader.h"
 #include "xdp_runner.h"
 
 extern "C" {
 #include "map_names.h"
+#include "observe.h"
 }
 
 namespace sluice::bench {
@@ -31,7 +35,12 @@ using test::Mac;
 using test::NetnsFixture;
 using test::PacketBuilder;
 
-const char* const kBenchConfigYaml = R"yaml(
+namespace {
+
+// `policy_log` goes at the end of the policy's mapping; `observe_sections`
+// after the rest.
+std::string bench_config_text(const std::string& policy_log, const std::string& observe_sections) {
+    return R"yaml(
 interfaces:
   lan0: { zone: trust }
   wan0: { zone: untrust }
@@ -54,7 +63,8 @@ policies:
     source: [lan-net]
     application: [http]
     action: permit
-
+)yaml" + policy_log +
+           R"yaml(
 default-action: deny
 
 # Only flows to the NAT peer are translated: the two established flows of a
@@ -63,7 +73,19 @@ nat:
   source:
     - { name: to-nat-peer, from: trust, to: untrust, source: [lan-net], destination: [nat-peer],
         translate: interface }
-)yaml";
+)yaml" + observe_sections;
+}
+
+}  // namespace
+
+std::string bench_config_yaml(bool observed) {
+    if (!observed) return bench_config_text("", "");
+    // Every event logged, none rate-limited: the most the datapath does for
+    // a flow log. The output is never opened (no daemon here).
+    return bench_config_text("    log: { open: true, close: true, deny: true }\n",
+                             "default-log: { deny: true }\n"
+                             "flow-log: { output: stdout, rate-limit: 0 }\n");
+}
 
 const char* family_name(Family f) { return f == Family::v4 ? "v4" : "v6"; }
 
@@ -139,16 +161,40 @@ auto with_session_keys(Family f, const FlowFrames& flow, Fn fn) {
 
 }  // namespace
 
+struct RingBufferDeleter {
+    void operator()(ring_buffer* rb) const { ring_buffer__free(rb); }
+};
+
 struct BenchEnv::Impl {
     std::unique_ptr<Datapath> datapath;
     std::unique_ptr<baseline_redirect, BaselineDeleter> baseline;
+    // Observability's readers (create(true)).
+    std::unique_ptr<ring_buffer, RingBufferDeleter> flow_events;
+    std::unique_ptr<observe::CaptureEventsReader> captures;  // what `sluice capture` reads it with
+    FlowEventCounts drained;         // filled by on_flow_event during a drain
+    CaptureCounts captured;          // filled by the capture reader during a drain
+
+    static int on_flow_event(void* self, void* data, size_t size) {
+        auto& counts = static_cast<Impl*>(self)->drained;
+        if (size < sizeof(flow_event)) {
+            ++counts.other;
+            return 0;
+        }
+        switch (static_cast<const flow_event*>(data)->type) {
+            case FLOW_EVENT_OPEN: ++counts.open; break;
+            case FLOW_EVENT_CLOSE: ++counts.close; break;
+            case FLOW_EVENT_DENY: ++counts.deny; break;
+            default: ++counts.other; break;
+        }
+        return 0;
+    }
 };
 
-Result<std::unique_ptr<BenchEnv>> BenchEnv::create() {
+Result<std::unique_ptr<BenchEnv>> BenchEnv::create(bool observability) {
     if (auto reason = test::bpf_unavailable_reason()) return make_error(*reason);
     if (auto problem = bpf_stats_problem(); !problem.empty()) return make_error(problem);
     std::unique_ptr<BenchEnv> env(new BenchEnv());
-    if (Status s = env->setup(); !s) return s.error();
+    if (Status s = env->setup(observability); !s) return s.error();
     return env;
 }
 
@@ -157,14 +203,16 @@ BenchEnv::~BenchEnv() {
     ns_.reset();
 }
 
-Status BenchEnv::setup() {
+Status BenchEnv::setup(bool observability) {
     auto ns = NetnsFixture::create();
     if (!ns) return make_error("namespace: " + ns.error().message);
     ns_ = std::move(ns.value());
     impl_ = std::make_unique<Impl>();
     if (Status s = add_nat_peer(); !s) return s;
-    if (Status s = load_datapath(); !s) return s;
+    if (Status s = load_datapath(observability); !s) return s;
     if (Status s = write_nat_ifaddrs(); !s) return s;
+    if (observability)
+        if (Status s = open_observability_readers(); !s) return s;
     if (Status s = load_baseline(); !s) return s;
 
     // Frames from the LAN host to a WAN-side host. TCP payload sizes make the
@@ -204,12 +252,92 @@ Status BenchEnv::setup() {
     first6_ = make_flow(Family::v6, false, kFirstPacketPort);
     first4_.data.clear();
     first6_.data.clear();
+    denied4_ = PacketBuilder()
+                   .eth(kLanHostMac, fw_lan)
+                   .ipv4(kLanHost4, kWanHost4)
+                   .ttl(kBenchTtl)
+                   .tcp(kFirstPacketPort, 81)
+                   .seq(1000)
+                   .syn()
+                   .window(64240)
+                   .build();
+    denied6_ = PacketBuilder()
+                   .eth(kLanHostMac, fw_lan)
+                   .ipv6(kLanHost6, kWanHost6)
+                   .hop_limit(kBenchTtl)
+                   .tcp(kFirstPacketPort, 81)
+                   .seq(1000)
+                   .syn()
+                   .window(64240)
+                   .build();
 
     for (FlowFrames* flow : {&est4_, &nat4_})
         if (Status s = handshake(Family::v4, *flow); !s) return s;
     for (FlowFrames* flow : {&est6_, &nat6_})
         if (Status s = handshake(Family::v6, *flow); !s) return s;
+    if (observability) {
+        // Logging was on: each handshake's SYN opened a session and logged it.
+        auto events = drain_flow_events();
+        if (!events) return events.error();
+        if (events->open != 4 || events->total() != 4)
+            return make_error("flow logging wrote " + std::to_string(events->open) + " open events of " +
+                              std::to_string(events->total()) + " for the 4 handshakes, expected 4 of 4");
+    }
     return {};
+}
+
+// The readers, with flow logging and capture on.
+Status BenchEnv::open_observability_readers() {
+    impl_->flow_events.reset(
+        ring_buffer__new(map_fd(SLUICE_MAP_FLOW_EVENTS), &Impl::on_flow_event, impl_.get(), nullptr));
+    if (!impl_->flow_events) return make_error(std::string("flow_events ring: ") + std::strerror(errno));
+    Impl* impl = impl_.get();
+    auto reader = observe::CaptureEventsReader::open(
+        map_fd(SLUICE_MAP_CAPTURE_EVENTS), [impl](std::span<const uint8_t>) { ++impl->captured.records; },
+        [impl](uint64_t n) { impl->captured.lost += n; });
+    if (!reader) return make_error("capture: " + reader.error().message);
+    impl_->captures = std::move(reader.value());
+    return set_observability(true);
+}
+
+// On: what the observed config compiled to (runtime_cfg.flow_log 1) and what
+// `sluice capture` writes while it runs (every drop, every packet, the
+// longest snap length). Off: runtime_cfg.flow_log 0, what a config without
+// `log:` compiles to (the policies' log flags are then never read), and
+// capture_cfg cleared, what `sluice capture` leaves when it ends.
+Status BenchEnv::set_observability(bool on) {
+    if (!impl_->flow_events) return make_error("no observability (BenchEnv::create(true))");
+    runtime_config cfg{};
+    if (Status r = read_runtime_config(map_fd(SLUICE_MAP_RUNTIME_CONFIG), cfg); !r) return r;
+    cfg.flow_log = on ? 1 : 0;
+    if (Status w = write_runtime_config(map_fd(SLUICE_MAP_RUNTIME_CONFIG), cfg); !w) return w;
+    capture_config capture{};
+    if (on) {
+        capture.enabled = 1;
+        capture.owner_pid = static_cast<uint32_t>(getpid());
+        capture.reason = CAPTURE_ANY_DROP;
+        capture.sample_every = 1;
+        capture.snaplen = CAPTURE_SNAPLEN_MAX;
+    }
+    const uint32_t key = 0;
+    if (bpf_map_update_elem(map_fd(SLUICE_MAP_CAPTURE_CFG), &key, &capture, BPF_ANY) != 0)
+        return make_error(std::string("capture_cfg: ") + std::strerror(errno));
+    return {};
+}
+
+Result<BenchEnv::CaptureCounts> BenchEnv::drain_captures() {
+    if (!impl_->captures) return make_error("no observability (BenchEnv::create(true))");
+    impl_->captured = {};
+    if (Status s = impl_->captures->consume(); !s) return s.error();
+    return impl_->captured;
+}
+
+Result<FlowEventCounts> BenchEnv::drain_flow_events() {
+    if (!impl_->flow_events) return make_error("no observability (BenchEnv::create(true))");
+    impl_->drained = {};
+    if (int n = ring_buffer__consume(impl_->flow_events.get()); n < 0)
+        return make_error(std::string("reading flow_events: ") + std::strerror(-n));
+    return impl_->drained;
 }
 
 Status BenchEnv::add_nat_peer() {
@@ -238,8 +366,9 @@ Status BenchEnv::write_nat_ifaddrs() {
     return make_error("nat_ifaddrs: no entry written for wan0");
 }
 
-Status BenchEnv::load_datapath() {
-    auto parsed = config::parse_config(kBenchConfigYaml, "bench.yaml");
+Status BenchEnv::load_datapath(bool observability) {
+    const std::string text = bench_config_yaml(observability);
+    auto parsed = config::parse_config(text, observability ? "bench-observability.yaml" : "bench.yaml");
     if (!parsed.ok()) {
         std::string msg = "bench config rejected:";
         for (const auto& d : parsed.diagnostics) msg += "\n  " + config::format_diagnostic(d);
@@ -406,8 +535,9 @@ void BenchEnv::delete_sessions(Family f, const FlowFrames& flow) const {
 }
 
 bool BenchEnv::session_exists(Family f, const FlowFrames& flow) const {
-    return with_session_keys(
-        f, flow, [&](const char* map, auto fkey, auto) { return test::lookup_session(map_fd(map), fkey).has_value(); });
+    return with_session_keys(f, flow, [&](const char* map, auto fkey, auto) {
+        return test::lookup_session(map_fd(map), fkey).has_value();
+    });
 }
 
 }  // namespace sluice::bench

@@ -10,6 +10,16 @@
 // nat.source rule translates to wan0's address (nat_ifaddrs written here the
 // way the daemon writes it, loader/nat_ifaddrs.h).
 //
+// With observability (create(true)), the config also logs flows (the
+// policy and the default action log open, close and deny; no rate limit; an
+// output nobody opens, there is no daemon) and drop capture is set up as
+// `sluice capture` sets it (every drop reason, every packet, its reader
+// open); set_observability() turns both on and off between measurements on
+// the same datapath, maps and sessions: off is the datapath state of a
+// config without `log:` and no capture running. drain_flow_events() and
+// drain_captures() read what was logged and captured, as the daemon and
+// `sluice capture` would.
+//
 // BenchEnv::create() fails with a readable reason when anything is off (no
 // root, bpf_stats on, a handshake step not redirected, a session not
 // ESTABLISHED): a benchmark of a datapath that does not forward means nothing.
@@ -29,8 +39,9 @@ namespace sluice::bench {
 
 using test::Bytes;
 
-// The policy under test: addresses only from 198.18.0.0/15 and 2001:2::/48.
-extern const char* const kBenchConfigYaml;
+// The policy under test: addresses only from 198.18.0.0/15 and 2001:2::/48;
+// `observed` adds flow logging (log: on the policy, default-log, flow-log).
+std::string bench_config_yaml(bool observed);
 
 // The second WAN-side host: flows to it are source-translated to wan0's address.
 inline constexpr const char* kNatPeer4 = "198.18.100.201";
@@ -39,6 +50,12 @@ inline constexpr const char* kNatPeerMac = "02:00:00:00:64:c9";
 
 enum class Family { v4, v6 };
 const char* family_name(Family f);
+
+// Records read off the observed datapath's flow_events ring, by type.
+struct FlowEventCounts {
+    uint64_t open = 0, close = 0, deny = 0, other = 0;
+    uint64_t total() const { return open + close + deny + other; }
+};
 
 // One TCP flow LAN host → a WAN-side host :80, as frames the LAN host would
 // send, and the tuple its replies carry.
@@ -56,7 +73,7 @@ struct FlowFrames {
 
 class BenchEnv {
 public:
-    static Result<std::unique_ptr<BenchEnv>> create();
+    static Result<std::unique_ptr<BenchEnv>> create(bool observability = false);
     ~BenchEnv();
     BenchEnv(const BenchEnv&) = delete;
     BenchEnv& operator=(const BenchEnv&) = delete;
@@ -72,6 +89,9 @@ public:
     const FlowFrames& established(Family f) const { return f == Family::v4 ? est4_ : est6_; }
     const FlowFrames& established_nat(Family f) const { return f == Family::v4 ? nat4_ : nat6_; }
     const FlowFrames& first_packet(Family f) const { return f == Family::v4 ? first4_ : first6_; }
+    // A SYN from the LAN host to the WAN host's port 81: no policy permits
+    // it, the default action drops it (drop-policy-default).
+    const Bytes& denied(Family f) const { return f == Family::v4 ? denied4_ : denied6_; }
 
     // The established flow's tcp_state in both directions is still ESTABLISHED.
     Status check_established(Family f) const { return check_established(f, established(f)); }
@@ -85,11 +105,26 @@ public:
     // Whether the forward session entry of `flow` exists.
     bool session_exists(Family f, const FlowFrames& flow) const;
 
+    // Observability (create(true) only): flow logging (runtime_cfg's
+    // flow_log) and drop capture (capture_cfg) both on or both off.
+    Status set_observability(bool on);
+    // Reads every record waiting on the flow_events ring (the daemon's part,
+    // without the writing): the ring never fills, and a case can check it
+    // logged what it should have.
+    Result<FlowEventCounts> drain_flow_events();
+    // Reads every record waiting on capture_events (what `sluice capture`
+    // reads, the same reader): how many, and how many the kernel lost.
+    struct CaptureCounts {
+        uint64_t records = 0, lost = 0;
+    };
+    Result<CaptureCounts> drain_captures();
+
 private:
     struct Impl;
     BenchEnv() = default;
-    Status setup();
-    Status load_datapath();
+    Status setup(bool observability);
+    Status load_datapath(bool observability);
+    Status open_observability_readers();
     Status load_baseline();
     Status add_nat_peer();
     Status write_nat_ifaddrs();
@@ -98,6 +133,7 @@ private:
     std::unique_ptr<test::NetnsFixture> ns_;  // first: outlives the BPF objects
     std::unique_ptr<Impl> impl_;
     FlowFrames est4_, est6_, nat4_, nat6_, first4_, first6_;
+    Bytes denied4_, denied6_;
 };
 
 // The IP packet size of the established-flow data frame (Ethernet adds 14).

@@ -14,12 +14,25 @@
 // translated packet no longer matches its session), in the same passes; the
 // summary adds their ratio.
 //
+// Observability (--observability): instead of the above, one datapath with
+// flow logging and drop capture off ("plain") and on ("observed": every
+// event logged, no rate limit, every drop captured and read; BenchEnv's
+// set_observability switches every few calls, same maps and sessions), on
+// an established flow (repeat), a first packet (its open event) and a denied
+// SYN (its deny event and capture record); the summary gives plain /
+// observed per pass.
+// This is `sluice bench observe`'s part (c): the datapath's own cost, which
+// the end-to-end parts cannot resolve to a few per cent on a noisy machine.
+//
 //   sluice_xdp_cost [--passes=5] [--calls=200] [--repeat=200] [--first_calls=2000]
-//                [--nat_calls=4000] [--summary_out=FILE] [Google Benchmark flags]
+//                [--nat_calls=4000] [--observability [--json_out=FILE]] [--summary_out=FILE]
+//                [Google Benchmark flags]
 //
 // Needs root (namespaces, BPF). kernel.bpf_stats_enabled must be 0.
 #include <benchmark/benchmark.h>
 #include <linux/bpf.h>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -49,17 +62,32 @@ struct Options {
     int repeat = 200;         // runs per call, established flow (≤ kMaxRepeatPerCall)
     int first_calls = 2000;   // calls per pass, first packet (repeat 1 each)
     int nat_calls = 4000;     // calls per pass, established flow with and without source NAT (repeat 1 each)
+    bool observability = false;  // plain vs observed datapath instead of sluice vs baseline
     std::string summary_out;  // markdown copy of the summary
+    std::string json_out;     // --observability: one JSON line per case and pass
 };
 
-enum class Program { sluice, baseline };
-const char* program_name(Program p) { return p == Program::sluice ? "sluice" : "baseline"; }
+// --observability's two halves are recorded as sluice (off) and
+// sluice_observed (on).
+enum class Program { sluice, baseline, sluice_observed };
+const char* program_name(Program p) {
+    switch (p) {
+        case Program::sluice:
+            return "sluice";
+        case Program::baseline:
+            return "baseline";
+        case Program::sluice_observed:
+            return "sluice_observed";
+    }
+    return "?";
+}
 
 enum class Kind {
     established,      // no NAT, repeat --repeat
     established_r1,   // no NAT, repeat 1: the yardstick of established_nat
     established_nat,  // source NAT, repeat 1
     first_packet,     // SYN, session deleted before each call, repeat 1
+    denied,           // SYN no policy permits (--observability only), repeat 1
 };
 
 const char* kind_name(Kind k) {
@@ -72,6 +100,8 @@ const char* kind_name(Kind k) {
             return "established_nat_";
         case Kind::first_packet:
             return "first_packet_";
+        case Kind::denied:
+            return "denied_";
     }
     return "?";
 }
@@ -90,6 +120,7 @@ const FlowFrames& flow_of(const BenchEnv& env, Case c) {
         case Kind::established_nat:
             return env.established_nat(c.family);
         case Kind::first_packet:
+        case Kind::denied:
             break;
     }
     return env.first_packet(c.family);
@@ -122,7 +153,8 @@ void fail(benchmark::State& state, const std::string& why) {
     state.SkipWithError(why.c_str());
 }
 
-// Counters that say something other than "session hit, forwarded" happened.
+// Counters that say something other than "session hit, forwarded" happened:
+// each of `want` off its expected count, and any drop or pass not in it.
 std::string unexpected_counters(const std::map<int, int64_t>& delta, std::initializer_list<std::pair<int, int64_t>> want) {
     std::string problems;
     const auto& table = test::stat_table();
@@ -135,6 +167,7 @@ std::string unexpected_counters(const std::map<int, int64_t>& delta, std::initia
     }
     for (auto [id, n] : delta) {
         if (id >= static_cast<int>(table.size())) continue;
+        if (std::any_of(want.begin(), want.end(), [id = id](const auto& w) { return w.first == id; })) continue;
         std::string kind = table[static_cast<size_t>(id)].kind;
         if (kind == "drop" || kind == "pass")
             problems += std::string(" ") + table[static_cast<size_t>(id)].name + " +" + std::to_string(n);
@@ -213,6 +246,119 @@ void run_case(benchmark::State& state, Case c, Program program) {
     g_iqm[c.name()][program].push_back(iqm);
 }
 
+// --observability: the case's calls alternate between observability off and
+// on every kPairedBlock calls (BenchEnv::set_observability between two calls,
+// outside the measured runs), so a stretch of a slower machine (another
+// process, the hypervisor) lands on both alike. Each half's calls give an
+// interquartile mean; the pass's ratio is of those two.
+constexpr int kPairedBlock = 20;
+
+// Every paired run's numbers, for --json_out.
+std::vector<nlohmann::json> g_paired_records;
+
+void run_paired(benchmark::State& state, Case c, bool observed_first) {
+    BenchEnv& env = *g_env;
+    const bool established = c.kind == Kind::established;
+    const FlowFrames& flow = flow_of(env, c);
+    const Bytes& frame =
+        c.kind == Kind::denied ? env.denied(c.family) : established ? flow.data : flow.syn;
+    const int repeat = established ? g_options.repeat : 1;
+    const int want_verdict = c.kind == Kind::denied ? XDP_DROP : XDP_REDIRECT;
+    test::XdpRunner runner(env.sluice_prog_fd());
+    const int stats_fd = env.map_fd(SLUICE_MAP_STATS);
+    const std::string who = c.name() + " paired";
+
+    // Nothing left over from an earlier case.
+    if (auto e = env.drain_flow_events(); !e) return fail(state, who + ": " + e.error().message);
+    if (auto e = env.drain_captures(); !e) return fail(state, who + ": " + e.error().message);
+    auto before = test::read_stats(stats_fd);
+    if (!before) return fail(state, "reading stats: " + before.error().message);
+    std::vector<uint32_t> durations[2];  // [0] plain, [1] observed
+    for (auto& d : durations) d.reserve(static_cast<size_t>(state.max_iterations));
+    uint64_t calls = 0;
+    bool observed = !observed_first;  // flipped before the first call
+    for (auto _ : state) {
+        if (calls % kPairedBlock == 0) {
+            observed = !observed;
+            if (Status s = env.set_observability(observed); !s)
+                return fail(state, who + ": observability: " + s.error().message);
+        }
+        if (c.kind == Kind::first_packet) env.delete_sessions(c.family, flow);
+        auto r = runner.run(frame, env.lan_ifindex(), repeat);
+        if (!r) return fail(state, who + ": " + r.error().message);
+        if (r->retval != want_verdict)
+            return fail(state, who + (observed ? " (observed)" : " (plain)") + ": verdict " +
+                                   test::xdp_verdict_name(r->retval) + ", expected " +
+                                   test::xdp_verdict_name(want_verdict));
+        state.SetIterationTime(static_cast<double>(r->duration_ns) * 1e-9);
+        durations[observed].push_back(r->duration_ns);
+        ++calls;
+    }
+    if (Status s = env.set_observability(false); !s) return fail(state, who + ": observability: " + s.error().message);
+    auto after = test::read_stats(stats_fd);
+    if (!after) return fail(state, "reading stats: " + after.error().message);
+    auto delta = test::stat_delta(before.value(), after.value());
+
+    // Every run took the path measured, and observed logged (and captured)
+    // each of its runs while plain wrote nothing.
+    const int64_t runs = static_cast<int64_t>(calls) * repeat;
+    const int64_t observed_runs = static_cast<int64_t>(durations[1].size()) * repeat;
+    const int64_t logged = established ? 0 : observed_runs;
+    std::string problems;
+    if (established) {
+        problems = unexpected_counters(
+            delta, {{STAT_SESSION_HIT, runs}, {STAT_FORWARD, runs}, {STAT_NAT_TRANSLATED, 0}, {STAT_FLOW_LOG_EVENT, 0}});
+        if (Status s = env.check_established(c.family, flow); !s) problems += " " + s.error().message;
+    } else if (c.kind == Kind::denied) {
+        problems = unexpected_counters(
+            delta, {{STAT_SESSION_CREATED, 0}, {STAT_DROP_POLICY_DEFAULT, runs}, {STAT_FLOW_LOG_EVENT, logged}});
+    } else {
+        problems = unexpected_counters(
+            delta, {{STAT_SESSION_CREATED, runs}, {STAT_FORWARD, runs}, {STAT_NAT_TRANSLATED, 0}, {STAT_FLOW_LOG_EVENT, logged}});
+        if (!env.session_exists(c.family, flow)) problems += " no session after the SYN";
+    }
+    auto events = env.drain_flow_events();
+    auto captures = env.drain_captures();
+    if (!events) problems += " " + events.error().message;
+    if (!captures) problems += " " + captures.error().message;
+    if (events && captures) {
+        auto expect = [&](const char* what, uint64_t got, int64_t want) {
+            if (got != static_cast<uint64_t>(want))
+                problems += std::string(" ") + what + " " + std::to_string(got) + " (expected " + std::to_string(want) + ")";
+        };
+        expect("open events read", events->open, c.kind == Kind::first_packet ? observed_runs : 0);
+        expect("deny events read", events->deny, c.kind == Kind::denied ? observed_runs : 0);
+        expect("other events read", events->close + events->other, 0);
+        expect("capture records read", captures->records, c.kind == Kind::denied ? observed_runs : 0);
+        expect("capture records lost", captures->lost, 0);
+    }
+    if (durations[0].empty() || durations[1].empty()) problems += " fewer calls than two blocks";
+    if (!problems.empty()) return fail(state, who + ": not the measured path:" + problems);
+
+    const double plain = interquartile_mean(std::move(durations[0]));
+    const double with = interquartile_mean(std::move(durations[1]));
+    state.counters["plain_iqm_ns"] = plain;
+    state.counters["observed_iqm_ns"] = with;
+    state.counters["packets"] = static_cast<double>(runs);
+    g_iqm[c.name()][Program::sluice].push_back(plain);
+    g_iqm[c.name()][Program::sluice_observed].push_back(with);
+    std::string kind = kind_name(c.kind);
+    kind.pop_back();  // "established_" -> "established"
+    g_paired_records.push_back({{"case", c.name()},
+                                {"kind", kind},
+                                {"family", family_name(c.family)},
+                                {"pass", g_iqm[c.name()][Program::sluice].size()},
+                                {"frame_bytes", frame.size()},
+                                {"calls", calls},
+                                {"repeat", repeat},
+                                {"block_calls", kPairedBlock},
+                                {"plain_ns_per_packet", plain},
+                                {"observed_ns_per_packet", with},
+                                {"observed_runs", observed_runs},
+                                {"flow_events_read", events->total()},
+                                {"capture_records_read", captures->records}});
+}
+
 int calls_of(Kind k) {
     switch (k) {
         case Kind::established:
@@ -221,12 +367,40 @@ int calls_of(Kind k) {
         case Kind::established_nat:
             return g_options.nat_calls;
         case Kind::first_packet:
+        case Kind::denied:
             break;
     }
     return g_options.first_calls;
 }
 
+void register_case(const Case& c, Program p, int pass) {
+    std::string name = c.name() + "/" + program_name(p) + "/pass:" + std::to_string(pass + 1);
+    benchmark::RegisterBenchmark(name.c_str(), [c, p](benchmark::State& s) { run_case(s, c, p); })
+        ->Iterations(calls_of(c.kind))
+        ->UseManualTime()
+        ->Unit(benchmark::kNanosecond);
+}
+
+// --observability: one benchmark per case and pass, the paired run below.
+void register_observability_benchmarks() {
+    for (int pass = 0; pass < g_options.passes; ++pass)
+        for (Kind k : {Kind::established, Kind::first_packet, Kind::denied})
+            for (Family f : {Family::v4, Family::v6}) {
+                const Case c{k, f};
+                const bool observed_first = pass % 2;
+                std::string name = c.name() + "/paired/pass:" + std::to_string(pass + 1);
+                benchmark::RegisterBenchmark(name.c_str(),
+                                             [c, observed_first](benchmark::State& s) {
+                                                 run_paired(s, c, observed_first);
+                                             })
+                    ->Iterations(calls_of(k))
+                    ->UseManualTime()
+                    ->Unit(benchmark::kNanosecond);
+            }
+}
+
 void register_benchmarks() {
+    if (g_options.observability) return register_observability_benchmarks();
     for (int pass = 0; pass < g_options.passes; ++pass) {
         // Alternate which program, and which of the NAT / no-NAT pair, goes
         // first so drift does not favour one.
@@ -241,13 +415,7 @@ void register_benchmarks() {
         for (const Case& c : cases) {
             Program order[2] = {Program::sluice, Program::baseline};
             if (odd) std::swap(order[0], order[1]);
-            for (Program p : order) {
-                std::string name = c.name() + "/" + program_name(p) + "/pass:" + std::to_string(pass + 1);
-                benchmark::RegisterBenchmark(name.c_str(), [c, p](benchmark::State& s) { run_case(s, c, p); })
-                    ->Iterations(calls_of(c.kind))
-                    ->UseManualTime()
-                    ->Unit(benchmark::kNanosecond);
-            }
+            for (Program p : order) register_case(c, p, pass);
         }
     }
 }
@@ -288,7 +456,59 @@ std::vector<double> differences(const std::vector<double>& a, const std::vector<
     return out;
 }
 
+// --observability: observed / plain per case, from the same passes.
+std::string observability_summary_markdown() {
+    std::ostringstream out;
+    const BenchEnv& env = *g_env;
+    out << "Observability in the datapath: the same programs with flow logging (open, close, deny; every policy "
+           "and the default; no rate limit) and drop capture (every drop, read as `sluice capture` reads it) on "
+           "(\"observed\") and off (\"plain\") on the same datapath, maps and sessions, switched every "
+        << kPairedBlock
+        << " calls within a case; BPF_PROG_TEST_RUN duration, ns/packet as the interquartile mean of each half's "
+           "calls in a pass (a call interrupted or preempted falls outside it), median (min–max) over "
+        << g_options.passes << " passes\n\n";
+    out << "| case | frame | plain ns/pkt | observed ns/pkt | plain / observed (goal ≥ 0.97 established) | "
+           "observed − plain, ns |\n";
+    out << "|---|---|---|---|---|---|\n";
+    struct Row {
+        std::string key, label, frame;
+    };
+    auto bytes = [](const Bytes& frame) { return std::to_string(frame.size()) + " B, "; };
+    const std::string est = std::to_string(g_options.calls) + " calls × repeat " + std::to_string(g_options.repeat);
+    const std::string single = std::to_string(g_options.first_calls) + " calls × repeat 1";
+    const Row rows[] = {
+        {"established_v4", "established TCP, IPv4", bytes(env.established(Family::v4).data) + est},
+        {"established_v6", "established TCP, IPv6", bytes(env.established(Family::v6).data) + est},
+        {"first_packet_v4", "first packet (SYN: session opened; observed: open event), IPv4",
+         bytes(env.first_packet(Family::v4).syn) + single},
+        {"first_packet_v6", "first packet (SYN: session opened; observed: open event), IPv6",
+         bytes(env.first_packet(Family::v6).syn) + single},
+        {"denied_v4", "denied SYN (default deny; observed: deny event + capture record), IPv4",
+         bytes(env.denied(Family::v4)) + single},
+        {"denied_v6", "denied SYN (default deny; observed: deny event + capture record), IPv6",
+         bytes(env.denied(Family::v6)) + single},
+    };
+    for (const Row& row : rows) {
+        auto it = g_iqm.find(row.key);
+        if (it == g_iqm.end()) continue;
+        const auto& plain = it->second[Program::sluice];
+        const auto& observed = it->second[Program::sluice_observed];
+        out << "| " << row.label << " | " << row.frame << " | " << fmt(spread(plain), 1) << " | "
+            << fmt(spread(observed), 1) << " | " << fmt(spread(ratios(plain, observed)), 3) << " | "
+            << fmt(spread(differences(observed, plain)), 1) << " |\n";
+    }
+    out << "\nPer pass, of the same pass: plain / observed (1.00 = the same cost; below 1, observability costs) "
+           "and observed − plain; median (min–max) of those. Checked per case: the verdict of every call, the "
+           "counters (session-hit = forward = runs on an established flow, flow-log-event 0 there; "
+           "session-created or drop-policy-default = runs otherwise, flow-log-event = runs observed, 0 plain), "
+           "the session still ESTABLISHED, and the observed datapath's ring and perf buffer read back: exactly "
+           "one open event per first packet, one deny event and one capture record per denied SYN, nothing "
+           "for an established packet, none lost.\n";
+    return out.str();
+}
+
 std::string summary_markdown() {
+    if (g_options.observability) return observability_summary_markdown();
     std::ostringstream out;
     out << "Per-packet cost: BPF_PROG_TEST_RUN duration, ns/packet, median (min–max) over "
         << g_options.passes << " interleaved passes\n\n";
@@ -387,6 +607,8 @@ bool parse_options(int* argc, char** argv) {
             else if (take_flag(argv[i], "--nat_calls", &v))
                 g_options.nat_calls = std::stoi(v);
             else if (take_flag(argv[i], "--summary_out", &v)) g_options.summary_out = v;
+            else if (take_flag(argv[i], "--json_out", &v)) g_options.json_out = v;
+            else if (std::strcmp(argv[i], "--observability") == 0) g_options.observability = true;
             else argv[out++] = argv[i];
         } catch (const std::exception&) {
             std::cerr << "sluice_xdp_cost: bad value in " << argv[i] << "\n";
@@ -413,7 +635,7 @@ int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
-    auto env = BenchEnv::create();
+    auto env = BenchEnv::create(g_options.observability);
     if (!env) {
         std::cerr << "sluice_xdp_cost: cannot set up: " << env.error().message << "\n";
         return 1;
@@ -430,6 +652,14 @@ int main(int argc, char** argv) {
         f << summary;
         if (!f) {
             std::cerr << "sluice_xdp_cost: cannot write " << g_options.summary_out << "\n";
+            return 1;
+        }
+    }
+    if (!g_options.json_out.empty()) {
+        std::ofstream f(g_options.json_out);
+        for (const auto& record : g_paired_records) f << record.dump() << "\n";
+        if (!f) {
+            std::cerr << "sluice_xdp_cost: cannot write " << g_options.json_out << "\n";
             return 1;
         }
     }

@@ -8,6 +8,9 @@
 #     the capture ran with capture_cfg enabled; off logged nothing;
 #   - the denied probe after each block was logged (on) or not (off) and
 #     captured (on);
+#   - (c), the datapath alone: every case of every pass recorded with both
+#     halves' ns per packet, what observed logged and captured, and the
+#     summary table;
 #   - `sluice bench report` renders the goal table from the records alone;
 #   - the benchmark leaves no namespace, pin or process of its own behind;
 #   - a run without off among the configurations is refused before any lab.
@@ -82,6 +85,16 @@ check("a probe after every block", len(probes) == 4)
 check("on's probes were logged and captured",
       all(r["deny_lines"] >= r["sent"] and (r["captured"] or 0) >= r["sent"] for r in probes if r["config"] == "on"))
 check("off's probes were not logged", all(r["deny_lines"] == 0 for r in probes if r["config"] == "off"))
+dp = [r for r in records if r.get("part") == "datapath"]
+check("(c): 2 passes x 6 cases", sorted((r["pass"], r["case"]) for r in dp) ==
+      sorted((p, k + "_" + f) for p in (1, 2) for k in ("established", "first_packet", "denied") for f in ("v4", "v6")))
+check("(c): both halves measured", all(r["plain_ns_per_packet"] > 0 and r["observed_ns_per_packet"] > 0 for r in dp))
+check("(c): observed logged every first packet and denied SYN, nothing of an established flow",
+      all(r["flow_events_read"] == (0 if r["kind"] == "established" else r["observed_runs"]) for r in dp))
+check("(c): observed captured every denied SYN and nothing else",
+      all(r["capture_records_read"] == (r["observed_runs"] if r["kind"] == "denied" else 0) for r in dp))
+check("(c): the summary table", any(r.get("part") == "datapath_summary" and
+      "| established TCP, IPv4 |" in r.get("summary_markdown", "") for r in records))
 check("an end record", any(r.get("event") == "end" for r in records))
 sys.exit(1 if failures else 0)
 EOF
@@ -92,6 +105,7 @@ report=$("$SLUICE" bench report "$IT_TMP/observe.jsonl" 2>&1)
 it_check "bench report renders the goal table again" grep -q "| on | established packets at the fixed rate" <<<"$report"
 it_check "... and the new-connections goal" grep -q "| on | new connections per second: on / off | ≥ 0.90 |" <<<"$report"
 it_check "... and the proofs" grep -q "^on connections pass 1: sluice" <<<"$report"
+it_check "... and the datapath's goal, per family" grep -q "| on | established packets in the datapath (BPF_PROG_TEST_RUN), IPv6" <<<"$report"
 
 ns_after=$(ip netns list | awk '{print $1}' | grep '^bob[0-9]' | sort)
 it_expect_eq "no namespace of the benchmark is left" "$ns_before" "$ns_after"

@@ -429,6 +429,44 @@ TEST(BenchObserveReport, GoalsFromThePerPassRatios) {
     EXPECT_TRUE(c.met) << "the median reaches the goal";
 }
 
+// Part (c): sluice_xdp_cost --observability's records, as the harness adds them.
+json datapath_record(int pass, const std::string& case_name, double plain, double observed) {
+    return {{"bench", "observe"}, {"part", "datapath"}, {"case", case_name}, {"pass", pass},
+            {"plain_ns_per_packet", plain}, {"observed_ns_per_packet", observed}};
+}
+
+TEST(BenchObserveReport, DatapathGoalsPerFamily) {
+    auto records = synthetic_records();
+    // IPv4: 60/60, 61/60 -> 1.000 and 1.017; IPv6: 70/75, 70/71 -> 0.933, 0.986;
+    // a first packet's rows are not a goal.
+    records.push_back(datapath_record(1, "established_v4", 60, 60));
+    records.push_back(datapath_record(2, "established_v4", 61, 60));
+    records.push_back(datapath_record(1, "established_v6", 70, 75));
+    records.push_back(datapath_record(2, "established_v6", 70, 71));
+    records.push_back(datapath_record(1, "first_packet_v4", 1300, 1400));
+    records.push_back({{"bench", "observe"}, {"part", "datapath_summary"}, {"summary_markdown", "TABLE-OF-C\n"}});
+    auto goals = observe_goals(records);
+    ASSERT_EQ(goals.size(), 4u);
+    const auto& v4 = goals[2];
+    EXPECT_EQ(v4.measure, "datapath established_v4");
+    EXPECT_DOUBLE_EQ(v4.goal, 0.97);
+    EXPECT_DOUBLE_EQ(v4.per_pass.at(1), 1.0);
+    EXPECT_NEAR(v4.per_pass.at(2), 61.0 / 60.0, 1e-9) << "off ns / on ns: above 1 when on ran faster";
+    EXPECT_TRUE(v4.met);
+    const auto& v6 = goals[3];
+    EXPECT_NEAR(v6.per_pass.at(1), 70.0 / 75.0, 1e-9);
+    EXPECT_NEAR(v6.spread->median, (70.0 / 75.0 + 70.0 / 71.0) / 2, 1e-9);
+    EXPECT_EQ(v6.passes_met, 1);
+    EXPECT_FALSE(v6.met) << "median 0.960 is below 0.97";
+    auto text = observe_benchmark().report(records);
+    EXPECT_NE(text.find("| on | established packets in the datapath (BPF_PROG_TEST_RUN), IPv6: off ns/pkt / flow log "
+                        "+ capture ns/pkt | ≥ 0.97 | 0.960 (0.933–0.986) | 1 of 2 | no |"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("(c) The datapath alone (tests/sluice_xdp_cost --observability). TABLE-OF-C"), std::string::npos)
+        << text;
+}
+
 TEST(BenchObserveReport, TablesFromTheRecordsAlone) {
     auto text = observe_benchmark().report(synthetic_records());
     EXPECT_EQ(text.rfind("### Observability cost, 2026-12-06 01:00 UTC\n\n", 0), 0u) << text;

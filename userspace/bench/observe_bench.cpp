@@ -10,7 +10,11 @@
 //       (smallpkt_window.h), as `sluice bench smallpkt` measures it;
 //   (b) new connections: tests/sluice_connrate (connect, request, answer,
 //       close) from the LAN host to a server on the WAN host, through the
-//       firewall, connections per second.
+//       firewall, connections per second;
+//   (c) the datapath alone (observe_datapath.h): BPF_PROG_TEST_RUN on one
+//       datapath with logging and capture switched off and on every few
+//       calls, ns per packet of an established flow, a first packet and a
+//       denied one; run first, before the lab's passes.
 // Every measurement starts sluice afresh (`sluice down` between them, so
 // every session of a measurement was opened by its configuration), starts
 // the configuration's observers (on: the capture and the scraper), proves
@@ -37,6 +41,7 @@
 #include "bench/interrupt.h"
 #include "bench/lab.h"
 #include "bench/link_counters.h"
+#include "bench/observe_datapath.h"
 #include "bench/observe_checks.h"
 #include "bench/observe_report.h"
 #include "bench/packet_sink.h"
@@ -66,7 +71,8 @@ struct Options {
     std::string configs = "off on";
     std::string xdp_mode = "tc";
     int conn_concurrency = 32;
-    bool skip_established = false, skip_connections = false;
+    bool skip_established = false, skip_connections = false, skip_datapath = false;
+    int datapath_passes = 0;  // (c): 20; --quick 2
     double quiet_busy = 25;  // the quiet gate: at most this % busy over 5 s
     int quiet_wait = 0;      // seconds the gate waits for it; 300, --quick 60
 };
@@ -625,7 +631,8 @@ Status run_observe(BenchRun& run, const Options& o) {
     if (o.xdp_mode != "tc" && o.xdp_mode != "generic")
         return make_error("--xdp-mode is tc or generic (native XDP on veth needs an XDP program on the hosts' "
                           "veths for TCP, which part (b) does not have)");
-    if (o.skip_established && o.skip_connections) return make_error("--skip-established and --skip-connections: nothing to measure");
+    if (o.skip_established && o.skip_connections && o.skip_datapath)
+        return make_error("--skip-established, --skip-connections and --skip-datapath: nothing to measure");
     const int passes = o.passes ? o.passes : run.quick ? 1 : 10;
     const double seconds = o.seconds > 0 ? o.seconds : run.quick ? 2 : 10;
     const double conn_seconds = o.conn_seconds > 0 ? o.conn_seconds : run.quick ? 2 : 10;
@@ -636,6 +643,12 @@ Status run_observe(BenchRun& run, const Options& o) {
         if (!tool) return tool.error();
         connrate = *tool;
     }
+    ObserveDatapathOptions datapath;
+    if (o.datapath_passes) datapath.passes = o.datapath_passes;
+    else if (run.quick) datapath.passes = 2;
+    if (run.quick) datapath.calls = datapath.first_calls = 200;
+    if (!o.skip_datapath)
+        if (auto tool = run.tool("sluice_xdp_cost"); !tool) return tool.error();
 
     auto lab_r = Lab::create("single", run.prefix, run.out());
     if (!lab_r) return lab_r.error();
@@ -718,6 +731,8 @@ Status run_observe(BenchRun& run, const Options& o) {
                       {"conn_concurrency", o.conn_concurrency},
                       {"established", !o.skip_established},
                       {"connections", !o.skip_connections},
+                      {"datapath", !o.skip_datapath},
+                      {"datapath_passes", o.skip_datapath ? 0 : datapath.passes},
                       {"daemon_cpu_established", kDaemonCpu},
                       {"probe_datagrams", kProbeDatagrams},
                       {"user_hz", user_hz},
@@ -731,12 +746,19 @@ Status run_observe(BenchRun& run, const Options& o) {
               << (o.skip_established ? std::string()
                                      : "(a) " + std::to_string(spec.flows) + " UDP flows at " + std::to_string(o.rate) +
                                            " pps and unlimited, " + num(seconds) + " s windows; ")
-              << (o.skip_connections ? std::string() : "(b) new TCP connections, " + num(conn_seconds) + " s per run")
+              << (o.skip_connections ? std::string() : "(b) new TCP connections, " + num(conn_seconds) + " s per run; ")
+              << (o.skip_datapath ? std::string() : "(c) the datapath, " + std::to_string(datapath.passes) + " passes")
               << "\n";
+    if (!o.skip_datapath)
+        if (auto s = run_observe_datapath(run, datapath); !s) return with_context("(c) the datapath", s.error());
+    if (o.skip_established && o.skip_connections) {
+        run.results->add({{"event", "end"}, {"load_end", load_average()}});
+        return {};
+    }
     for (int pass = 1; pass <= passes; ++pass) {
-        // The gate again before every pass: a build started meanwhile is
+        // The gate again before every pass (and after (c)): a build started meanwhile is
         // waited out rather than measured.
-        if (pass > 1) {
+        if (pass > 1 || !o.skip_datapath) {
             auto q = wait_quiet(o.quiet_busy, quiet_wait, run.out());
             if (!q) return with_context("before pass " + std::to_string(pass), q.error());
             run.results->add({{"event", "quiet"}, {"pass", pass}, {"busy_percent", *q}});
@@ -763,8 +785,8 @@ Benchmark observe_benchmark() {
     Benchmark b;
     b.name = "observe";
     b.summary =
-        "what flow logs, metrics scraping and drop capture cost: CPU ns per packet of established UDP flows and new "
-        "TCP connections per second, observability off vs on";
+        "what flow logs, metrics scraping and drop capture cost: CPU ns per packet of established UDP flows, new "
+        "TCP connections per second and the datapath's ns per packet, observability off vs on";
     b.doc = "docs/benchmarks.md";
     b.add_options = [o](CLI::App& app) {
         app.add_option("--passes", o->passes,
@@ -793,6 +815,9 @@ Benchmark observe_benchmark() {
             ->check(CLI::NonNegativeNumber);
         app.add_flag("--skip-established", o->skip_established, "leave out (a), the established flows");
         app.add_flag("--skip-connections", o->skip_connections, "leave out (b), the new connections");
+        app.add_flag("--skip-datapath", o->skip_datapath, "leave out (c), the datapath's own cost (BPF_PROG_TEST_RUN)");
+        app.add_option("--datapath-passes", o->datapath_passes, "(c)'s passes (default 20, --quick 2)")
+            ->check(CLI::PositiveNumber);
     };
     b.run = [o](BenchRun& run) -> Status { return run_observe(run, *o); };
     b.report = observe_report;

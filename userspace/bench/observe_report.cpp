@@ -36,6 +36,12 @@ std::map<int, double> connections(const std::vector<json>& records, const std::s
     return by_pass(records, {{"part", "connections"}, {"config", config}}, field);
 }
 
+// (c): one case of sluice_xdp_cost --observability ("established_v4", ...).
+std::map<int, double> datapath(const std::vector<json>& records, const std::string& case_name,
+                               const std::string& field) {
+    return by_pass(records, {{"part", "datapath"}, {"case", case_name}}, field);
+}
+
 std::vector<double> scaled(const std::map<int, double>& per_pass, double factor) {
     std::vector<double> out;
     for (const auto& [pass, v] : per_pass) out.push_back(v * factor);
@@ -156,6 +162,20 @@ std::vector<ObserveGoal> observe_goals(const std::vector<json>& records) {
                                     connections(records, "off", "conn_per_second"));
         finish(std::move(c));
     }
+    // (c): the same established packet through the datapath with logging
+    // and capture off and on.
+    for (const char* family : {"v4", "v6"}) {
+        const std::string case_name = std::string("established_") + family;
+        ObserveGoal d;
+        d.config = "on";
+        d.measure = "datapath " + case_name;
+        d.label = std::string("established packets in the datapath (BPF_PROG_TEST_RUN), IPv") + (family + 1) +
+                  ": off ns/pkt / flow log + capture ns/pkt";
+        d.goal = kEstablishedGoal;
+        d.per_pass = ratios_by_pass(datapath(records, case_name, "plain_ns_per_packet"),
+                                    datapath(records, case_name, "observed_ns_per_packet"));
+        finish(std::move(d));
+    }
     return goals;
 }
 
@@ -211,6 +231,9 @@ std::string observe_report(const std::vector<json>& records) {
             << setup.value("conn_threads", 0) << " client threads × " << setup.value("conn_concurrency", 0)
             << " in flight, " << setup.value("conn_seconds", 0.0) << " s counted per run):\n\n"
             << conn << "\n";
+    for (const auto& summary : select(records, {{"part", "datapath_summary"}}))
+        out << "(c) The datapath alone (tests/sluice_xdp_cost --observability). "
+            << summary.value("summary_markdown", std::string()) << "\n";
     out << "sluice BPF ns/pkt: the run time the kernel counted for sluice's entry program on lan0 (its tail calls "
            "included) over the window, per run.\n";
     out << "Cells: median (min–max) over passes; ratios per pass against off of the same pass, median (min–max) of "

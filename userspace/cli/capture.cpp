@@ -1,21 +1,22 @@
 #include "cli/capture.h"
 
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstring>
-#include <optional>
 #include <chrono>
 #include <map>
+#include <optional>
+#include <span>
 #include <nlohmann/json.hpp>
 
 #include "cli/pinned_map.h"
 #include "daemon/state_file.h"
 #include "loader/instance_paths.h"
 #include "loader/stat_names.h"
+#include "observe/capture_events_reader.h"
 #include "observe/capture_pcap.h"
 
 extern "C" {
@@ -46,13 +47,12 @@ uint64_t monotonic_ns() {
     return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
 }
 
-void on_sample(void* ctx, int, void* data, __u32 size) {
-    auto* s = static_cast<Session*>(ctx);
-    if (size < sizeof(capture_record) || (s->limit && s->written >= s->limit)) return;
+void on_sample(Session* s, std::span<const uint8_t> data) {
+    if (data.size() < sizeof(capture_record) || (s->limit && s->written >= s->limit)) return;
     capture_record r;
-    std::memcpy(&r, data, sizeof(r));
-    const uint32_t caplen = std::min<uint32_t>(r.caplen, size - sizeof(capture_record));
-    const auto* frame = static_cast<const uint8_t*>(data) + sizeof(capture_record);
+    std::memcpy(&r, data.data(), sizeof(r));
+    const uint32_t caplen = std::min<uint32_t>(r.caplen, data.size() - sizeof(capture_record));
+    const auto* frame = data.data() + sizeof(capture_record);
     const auto when = s->wall0 + std::chrono::nanoseconds(int64_t(r.time_ns) - int64_t(s->mono0));
     const std::string reason(stat_info(r.reason).name);
     s->writer->write(when, {frame, caplen}, r.len, r.ifindex, r.reason, reason);
@@ -60,7 +60,6 @@ void on_sample(void* ctx, int, void* data, __u32 size) {
     ++s->by_reason[reason];
 }
 
-void on_lost(void* ctx, int, __u64 n) { static_cast<Session*>(ctx)->lost += n; }
 
 // A drop or pass reason by name.
 std::optional<uint32_t> reason_id(const std::string& name) {
@@ -120,9 +119,11 @@ int capture(const CaptureOptions& o, std::ostream& out, std::ostream& err) {
     session.limit = o.count;
     session.wall0 = std::chrono::system_clock::now();
     session.mono0 = monotonic_ns();
-    perf_buffer* pb = perf_buffer__new(events.fd(), 64, on_sample, on_lost, &session, nullptr);
-    if (!pb) {
-        err << "sluice: capture: cannot open the capture_events perf buffer: " << std::strerror(errno) << "\n";
+    auto reader = observe::CaptureEventsReader::open(
+        events.fd(), [&session](std::span<const uint8_t> record) { on_sample(&session, record); },
+        [&session](uint64_t n) { session.lost += n; });
+    if (!reader) {
+        err << "sluice: capture: " << reader.error().message << "\n";
         return 1;
     }
     struct sigaction sa{};
@@ -137,7 +138,6 @@ int capture(const CaptureOptions& o, std::ostream& out, std::ostream& err) {
     on.snaplen = o.snaplen;
     if (bpf_map_update_elem(cfg.fd(), &key, &on, BPF_ANY) != 0) {
         err << "sluice: capture: cannot turn capture on: " << std::strerror(errno) << "\n";
-        perf_buffer__free(pb);
         return 1;
     }
     err << "sluice: capturing " << (o.reason.empty() ? std::string("every drop") : o.reason) << " of instance "
@@ -148,13 +148,16 @@ int capture(const CaptureOptions& o, std::ostream& out, std::ostream& err) {
     while (!g_stop && !(o.count && session.written >= o.count)) {
         if (o.duration_s > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= o.duration_s)
             break;
-        perf_buffer__poll(pb, 100);
+        if (auto s = reader.value()->poll(100); !s) {
+            err << "sluice: capture: " << s.error().message << "\n";
+            break;
+        }
     }
     // Off first, then what is still in the buffers.
     capture_config off{};
     bpf_map_update_elem(cfg.fd(), &key, &off, BPF_ANY);
-    perf_buffer__consume(pb);
-    perf_buffer__free(pb);
+    if (auto s = reader.value()->consume(); !s) err << "sluice: capture: " << s.error().message << "\n";
+    reader.value().reset();
     if (auto s = writer.value()->flush(); !s) err << "sluice: capture: " << s.error().message << "\n";
     writer.value().reset();
     const std::string where = o.file == "-" ? "standard output" : o.file;
