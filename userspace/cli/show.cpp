@@ -44,7 +44,7 @@ int show_sessions(const InstancePaths& paths, const state::PublishedState& state
         err << "sluice: " << entries.error().message << "\n";
         return 1;
     }
-    std::map<std::string, const SessionEntry*> by_key;
+    std::map<SessionKeyBytes, const SessionEntry*> by_key;
     auto key_of = [](const SessionEntry& e) { return key_bytes(e); };
     for (const auto& e : entries.value()) by_key[key_of(e)] = &e;
 

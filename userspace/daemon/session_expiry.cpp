@@ -1,7 +1,6 @@
 #include "daemon/session_expiry.h"
 
 #include <algorithm>
-#include <string>
 #include <unordered_map>
 
 #include "loader/nat_reservations.h"
@@ -10,7 +9,7 @@ namespace sluice {
 
 ExpiryPlan plan_expiry(const std::vector<SessionEntry>& entries, const runtime_config& cfg, uint64_t now,
                        uint64_t idle_floor_ns) {
-    std::unordered_map<std::string, size_t> index;
+    std::unordered_map<SessionKeyBytes, size_t, SessionKeyHash> index;
     index.reserve(entries.size());
     for (size_t i = 0; i < entries.size(); ++i) index.emplace(key_bytes(entries[i]), i);
 

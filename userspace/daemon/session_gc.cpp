@@ -79,15 +79,19 @@ Result<size_t> SessionGc::collect(uint64_t now) {
     last_walk_ns_ = now;
     runtime_config cfg{};
     if (auto s = read_runtime_config(cfg_fd_, cfg); !s) return s.error();
-    auto dumped = dump_sessions(fd_v4_, fd_v6_);
+    auto dumped = dump_sessions(fd_v4_, fd_v6_, last_dump_size_ + last_dump_size_ / 8);
     if (!dumped) return dumped.error();
+    last_dump_size_ = dumped.value().size();
 
     ExpiryPlan plan = plan_expiry(dumped.value(), cfg, now, idle_floor_ns_);
+    std::vector<const SessionEntry*> doomed;
+    doomed.reserve(plan.expired.size() * 2);
     for (const ExpiredFlow& f : plan.expired) {
-        if (auto s = delete_session_entry(fd_v4_, fd_v6_, *f.entry); !s) return s.error();
-        if (f.peer) {
-            if (auto s = delete_session_entry(fd_v4_, fd_v6_, *f.peer); !s) return s.error();
-        }
+        doomed.push_back(f.entry);
+        if (f.peer) doomed.push_back(f.peer);
+    }
+    if (auto s = delete_session_entries(fd_v4_, fd_v6_, doomed); !s) return s.error();
+    for (const ExpiredFlow& f : plan.expired) {
         // Only after both entries are gone: a packet of this flow arriving in
         // between still finds its session and never a free port.
         if (auto s = release(f); !s) return s.error();

@@ -54,6 +54,7 @@ private:
     uint64_t last_created_ = UINT64_MAX;
     uint64_t last_walk_ns_ = 0;
     uint64_t walks_ = 0;
+    size_t last_dump_size_ = 0;  // entries the last walk saw: room for the next dump
     uint64_t idle_floor_ns_ = 0;
     std::function<void(const SessionEntry&)> on_removed_;
     std::function<void(const SessionEntry&, const SessionEntry*, uint64_t)> on_flow_removed_;

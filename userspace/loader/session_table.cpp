@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <functional>
+#include <string_view>
 
 #include "loader/map_dump.h"
 
@@ -35,8 +37,9 @@ Status dump_map(int fd, std::vector<SessionEntry>& out, uint8_t family) {
 
 }  // namespace
 
-Result<std::vector<SessionEntry>> dump_sessions(int fd_v4, int fd_v6) {
+Result<std::vector<SessionEntry>> dump_sessions(int fd_v4, int fd_v6, size_t expected) {
     std::vector<SessionEntry> out;
+    out.reserve(expected);
     if (auto s = dump_map<session_key_v4>(fd_v4, out, SLUICE_FAMILY_IPV4); !s) return s.error();
     if (auto s = dump_map<session_key_v6>(fd_v6, out, SLUICE_FAMILY_IPV6); !s) return s.error();
     return out;
@@ -71,15 +74,19 @@ bool same_key(const SessionEntry& a, const SessionEntry& b) {
            std::memcmp(a.dst_addr, b.dst_addr, 16) == 0;
 }
 
-std::string key_bytes(const SessionEntry& e) {
-    std::string k(38, '\0');
-    k[0] = static_cast<char>(e.family);
-    k[1] = static_cast<char>(e.protocol);
+SessionKeyBytes key_bytes(const SessionEntry& e) {
+    SessionKeyBytes k{};
+    k[0] = e.family;
+    k[1] = e.protocol;
     std::memcpy(&k[2], &e.src_port, 2);
     std::memcpy(&k[4], &e.dst_port, 2);
     std::memcpy(&k[6], e.src_addr, 16);
     std::memcpy(&k[22], e.dst_addr, 16);
     return k;
+}
+
+size_t SessionKeyHash::operator()(const SessionKeyBytes& k) const noexcept {
+    return std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(k.data()), k.size()));
 }
 
 namespace {
@@ -111,6 +118,42 @@ Status delete_session_entry(int fd_v4, int fd_v6, const SessionEntry& e) {
     int rc = with_session_key(fd_v4, fd_v6, e, [](int fd, const void* k) { return bpf_map_delete_elem(fd, k); });
     if (rc != 0 && errno != ENOENT) return make_error(std::string("cannot delete session: ") + std::strerror(errno));
     return {};
+}
+
+namespace {
+
+// Deletes keys[0..n) from fd in batches. A batch stops at a key that is not
+// there (the datapath may have removed it since the dump: ENOENT, with count
+// saying how many went before it); the rest go on after it.
+template <typename K>
+Status delete_keys(int fd, std::vector<K>& keys) {
+    LIBBPF_OPTS(bpf_map_batch_opts, opts);
+    size_t done = 0;
+    while (done < keys.size()) {
+        __u32 count = static_cast<__u32>(keys.size() - done);
+        if (bpf_map_delete_batch(fd, &keys[done], &count, &opts) == 0) break;
+        const int err = errno;
+        if (err != ENOENT) return make_error(std::string("cannot delete sessions: ") + std::strerror(err));
+        done += count + 1;  // the ones deleted, and the one that was gone
+    }
+    return {};
+}
+
+}  // namespace
+
+Status delete_session_entries(int fd_v4, int fd_v6, const std::vector<const SessionEntry*>& entries) {
+    std::vector<session_key_v4> v4;
+    std::vector<session_key_v6> v6;
+    for (const SessionEntry* e : entries)
+        with_session_key(fd_v4, fd_v6, *e, [&](int, const void* k) {
+            if (e->family == SLUICE_FAMILY_IPV4)
+                v4.push_back(*static_cast<const session_key_v4*>(k));
+            else
+                v6.push_back(*static_cast<const session_key_v6*>(k));
+            return 0;
+        });
+    if (Status s = delete_keys(fd_v4, v4); !s) return s;
+    return delete_keys(fd_v6, v6);
 }
 
 bool read_session_entry(int fd_v4, int fd_v6, SessionEntry& e) {

@@ -3,6 +3,7 @@
 // their two direction entries.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,7 +27,9 @@ struct SessionEntry {
     session_value value{};
 };
 
-Result<std::vector<SessionEntry>> dump_sessions(int fd_v4, int fd_v6);
+// expected: entries to make room for at once (a caller that dumps again and
+// again passes what it saw last, rather than regrowing the vector each time).
+Result<std::vector<SessionEntry>> dump_sessions(int fd_v4, int fd_v6, size_t expected = 0);
 
 // Whether the entry rewrites its packets (value.nat is valid).
 bool has_translation(const session_value& v);
@@ -37,10 +40,19 @@ SessionEntry translated_tuple(const SessionEntry& e);
 // (for an untranslated flow simply the reverse tuple).
 SessionEntry reverse_of(const SessionEntry& e);
 bool same_key(const SessionEntry& a, const SessionEntry& b);
-// The entry's key as bytes (family, protocol, ports, addresses), for indexing.
-std::string key_bytes(const SessionEntry& e);
+// The entry's key as bytes (family, protocol, ports, addresses), for
+// indexing: a fixed size, so building one allocates nothing (the GC builds
+// two per session on every walk).
+using SessionKeyBytes = std::array<uint8_t, 38>;
+SessionKeyBytes key_bytes(const SessionEntry& e);
+struct SessionKeyHash {
+    size_t operator()(const SessionKeyBytes& k) const noexcept;
+};
 
 Status delete_session_entry(int fd_v4, int fd_v6, const SessionEntry& e);
+// The same for many entries, a BPF_MAP_DELETE_BATCH per family (one syscall
+// per few thousand entries, not one each); entries already gone are skipped.
+Status delete_session_entries(int fd_v4, int fd_v6, const std::vector<const SessionEntry*>& entries);
 // Fills e.value from the map entry keyed by e's tuple; false when absent.
 bool read_session_entry(int fd_v4, int fd_v6, SessionEntry& e);
 // Overwrites an existing entry with e.value (the datapath's counters of the
