@@ -34,6 +34,11 @@ extern "C" {
 namespace sluice {
 namespace {
 
+// How often the loop's housekeeping runs when nothing asks for it sooner:
+// the inspection stage's load check, learned egress addresses' expiry, the
+// capture owner's liveness and the metrics snapshot.
+constexpr uint64_t kHousekeepingIntervalNs = 1'000'000'000;
+
 // The parts a running daemon is made of, each with one job; they exist only
 // once the datapath is open, since each of them works on it.
 struct Parts {
@@ -288,6 +293,7 @@ void Daemon::serve() {
         flow_log.flow_closed(e, peer, now);
     });
     std::vector<pollfd> fds;
+    uint64_t last_housekeeping_ns = 0;
     for (;;) {
         // The HA agent's next deadline to the nanosecond (ppoll): a
         // hold-time of a few ms must not be rounded up to the next ms.
@@ -341,6 +347,16 @@ void Daemon::serve() {
         if (!agent || !agent->gc_on_hold())
             if (auto r = gc.maybe_collect(coarse_now_ns()); !r) daemon_log("session GC: " + r.error().message);
         flow_log.flush();   // the closes the walk queued
+        // The rest once a second, or at once after a signal, a netlink
+        // event, a control request or an HA message: the loop also wakes
+        // every FLOW_EVENTS_DRAIN_MS while flow logging is on, and at the HA
+        // agent's deadlines, and none of these needs that pace.
+        bool something_happened = false;
+        for (size_t i = 0; n > 0 && i < fds.size(); ++i)
+            if (i != 3 && fds[i].revents) something_happened = true;
+        const uint64_t now_ns = coarse_now_ns();
+        if (!something_happened && now_ns - last_housekeeping_ns < kHousekeepingIntervalNs) continue;
+        last_housekeeping_ns = now_ns;
         parts_->inspection.check_load();
         parts_->egress.tick();
         parts_->observe.check_capture();
