@@ -154,6 +154,15 @@ for f in json.load(open(sys.argv[1])):
             if s["labels"]["policy"] == "lan-deny": print(int(s["value"]))
 ' "$IT_TMP/show.json")"
 
+# Only GET and HEAD: any other method is refused at once with 405 and Allow
+# (a POST without a body used to be read until the 2 s timeout, then 404).
+lan curl -sS --max-time 5 -X POST -D "$IT_TMP/post.headers" -o "$IT_TMP/post.txt" -w '%{http_code}' \
+    "http://$FW_LAN4:$PORT/metrics" >"$IT_TMP/post.code"
+it_expect_eq "POST /metrics is answered 405" 405 "$(cat "$IT_TMP/post.code")"
+it_check "... with Allow: GET, HEAD" grep -qi "^Allow: GET, HEAD" "$IT_TMP/post.headers"
+it_expect_eq "HEAD /metrics is answered 200" 200 \
+    "$(lan curl -sS --max-time 5 -I -o /dev/null -w '%{http_code}' "http://$FW_LAN4:$PORT/metrics")"
+
 # A reload moves the listener; one that cannot bind is refused.
 write_config "$cfg" "$FW_LAN4:$((PORT + 1))"
 it_check "reload moves the listener to port $((PORT + 1))" sluice_fw reload

@@ -12,12 +12,22 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const std::string& a
     s->server_ = std::make_unique<httplib::Server>();
     s->address_ = address;
     s->port_ = port;
-    // Scrapes are rare and small: two threads serve them (httplib's default
+    // Scrapes are rare and small: four threads serve them (httplib's default
     // pool is one thread per CPU).
     s->server_->new_task_queue = [] { return new httplib::ThreadPool(4); };
     // A client that is slow to send its request cannot hold a worker long.
     s->server_->set_read_timeout(2, 0);
     s->server_->set_keep_alive_max_count(1);
+    // Only GET and HEAD are served. Answered before routing, since httplib
+    // reads a POST's (or PUT's) body before it looks for a handler, and
+    // without a Content-Length it would wait out the read timeout first.
+    s->server_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+        if (req.method == "GET" || req.method == "HEAD") return httplib::Server::HandlerResponse::Unhandled;
+        res.status = 405;
+        res.set_header("Allow", "GET, HEAD");
+        res.set_content("sluice: /metrics answers GET and HEAD only\n", "text/plain");
+        return httplib::Server::HandlerResponse::Handled;
+    });
     s->server_->Get("/metrics", [render](const httplib::Request&, httplib::Response& res) {
         try {
             res.set_content(render(), kPrometheusContentType);
