@@ -8,7 +8,8 @@
 #     (policy deny, filter), IPv4 and IPv6; a pass reason can be asked for;
 #   - capture is off when the command ends (capture_cfg enabled 0), and when
 #     it is killed the daemon turns it off; a second capture while one runs,
-#     an unknown reason and a bad --snaplen are refused.
+#     an unknown reason (a misspelt one with the name meant) and a bad
+#     --snaplen are refused.
 source "$(dirname "$0")/lib.sh"
 it_init capture cp
 it_need_root_and_bpf
@@ -115,7 +116,10 @@ it_check "and said so" grep -q "capture: pid $CAPTURE_PID is gone" "$SLUICE_LOG"
 # 4. Refusals.
 "$SLUICE" --netns "$P-fw" capture --reason drop-nonsense -w "$IT_TMP/x.pcap" >"$IT_TMP/unknown.out" 2>&1
 it_expect_eq "an unknown reason is refused (exit 1)" 1 "$?"
-it_check "... saying where the names are" grep -q "not a drop or pass reason; .sluice show stats. lists them" "$IT_TMP/unknown.out"
+it_check "... saying where the names are" grep -q "not a drop or pass reason.*; .sluice show stats. lists them" "$IT_TMP/unknown.out"
+"$SLUICE" --netns "$P-fw" capture --reason drop-policy-denny -w "$IT_TMP/x.pcap" >"$IT_TMP/typo.out" 2>&1
+it_expect_eq "a misspelt reason is refused (exit 1)" 1 "$?"
+it_check "... suggesting the reason meant" grep -q 'did you mean "drop-policy-deny"' "$IT_TMP/typo.out"
 it_check "an info counter is not a reason" sh -c \
     "'$SLUICE' --netns '$P-fw' capture --reason forward -w '$IT_TMP/x.pcap' 2>&1 | grep -q 'not a drop or pass reason'"
 it_check "a bad --snaplen is refused" sh -c \

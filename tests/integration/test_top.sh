@@ -163,6 +163,10 @@ it_expect_eq "a non-existent instance: exit 1" 1 "$rc"
 it_check "... with an error that names it and says nothing is pinned" \
     grep -q "instance no-such-instance has no pinned maps" "$IT_TMP/top4.err"
 it_check "... and prints no sample" test ! -s "$IT_TMP/top4.out"
+"$SLUICE" --netns "$P-fw" top --count -1 >"$IT_TMP/top6.out" 2>&1
+rc=$?
+it_check "--count -1 is refused" test "$rc" -ne 0
+it_check "... saying what --count takes" grep -q -- '--count: "-1" is not a whole number of samples' "$IT_TMP/top6.out"
 
 it_bg top5 "$SLUICE" --netns "$P-fw" top --interval 0.2 --json
 top5=$IT_LAST_PID

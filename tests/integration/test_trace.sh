@@ -13,7 +13,9 @@
 #   - a pcap of two datagrams of one flow traced in order: the second
 #     meets the session the first opened.
 # Tracing changes nothing: the live counters and the session table are the
-# same before and after every trace.
+# same before and after every trace. Misuse is refused with a reason: an
+# unknown interface, mixed families, no packet, options that are not part of
+# the packet (ports of an ICMP packet, fields beside --pcap).
 source "$(dirname "$0")/lib.sh"
 it_init trace tr
 it_need_root_and_bpf
@@ -157,5 +159,10 @@ sluice_fw trace --in lan0 --src "$LAN4" --dst "$WAN6" >"$IT_TMP/e2" 2>&1
 it_check "mixed families are refused" grep -q "is not an IPv4 address like --src" "$IT_TMP/e2"
 sluice_fw trace --in lan0 >"$IT_TMP/e3" 2>&1
 it_check "no packet given: says what to give" grep -q "give the packet" "$IT_TMP/e3"
+sluice_fw trace --in lan0 --src "$LAN4" --dst "$WAN4" --protocol icmp --sport 5 --dport 6 >"$IT_TMP/e4" 2>&1
+it_expect_eq "ports on an ICMP packet are refused (exit 1), not ignored" 1 $?
+it_check "... naming them" grep -q -- "--sport, --dport: not part of a --protocol icmp packet" "$IT_TMP/e4"
+sluice_fw trace --in lan0 --pcap "$IT_TMP/conv.pcap" --dport 80 >"$IT_TMP/e5" 2>&1
+it_check "packet fields with --pcap are refused" grep -q -- "--dport: --pcap traces the file's packets as they are" "$IT_TMP/e5"
 
 it_finish

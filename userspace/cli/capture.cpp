@@ -10,9 +10,12 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "cli/pinned_map.h"
+#include "config/suggest.h"
 #include "daemon/state_file.h"
 #include "loader/instance_paths.h"
 #include "loader/stat_names.h"
@@ -61,6 +64,14 @@ void on_sample(Session* s, std::span<const uint8_t> data) {
 }
 
 
+// The reasons --reason takes: every drop and pass reason's name.
+std::vector<std::string> capturable_reasons() {
+    std::vector<std::string> out;
+    for (int i = 0; i < STAT_REASON_COUNT; ++i)
+        if (stat_info(i).kind != "info") out.emplace_back(stat_info(i).name);
+    return out;
+}
+
 // A drop or pass reason by name.
 std::optional<uint32_t> reason_id(const std::string& name) {
     for (int i = 0; i < STAT_REASON_COUNT; ++i)
@@ -75,8 +86,9 @@ int capture(const CaptureOptions& o, std::ostream& out, std::ostream& err) {
     if (!o.reason.empty()) {
         auto id = reason_id(o.reason);
         if (!id) {
-            err << "sluice: capture: \"" << o.reason
-                << "\" is not a drop or pass reason; `sluice show stats` lists them (kind drop or pass)\n";
+            err << "sluice: capture: \"" << o.reason << "\" is not a drop or pass reason"
+                << config::did_you_mean(o.reason, capturable_reasons())
+                << "; `sluice show stats` lists them (kind drop or pass)\n";
             return 1;
         }
         reason = *id;

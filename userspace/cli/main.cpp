@@ -142,7 +142,12 @@ int main(int argc, char** argv) {
     if (*ha_failover) return sluice::cli::ha_failover(instance, ha_group, std::cout, std::cerr);
     if (*show) return sluice::cli::show(what, instance, json, std::cout, std::cerr);
     if (*capture) return sluice::cli::capture(capture_options, std::cout, std::cerr);
-    if (*trace) return sluice::cli::trace(trace_options, std::cout, std::cerr);
+    if (*trace) {
+        for (const char* name : {"--src", "--dst", "--protocol", "--sport", "--dport", "--flags", "--icmp-type",
+                                 "--icmp-code", "--payload", "--ttl"})
+            if (trace->count(name) > 0) trace_options.given.push_back(name);
+        return sluice::cli::trace(trace_options, std::cout, std::cerr);
+    }
     for (auto* sub : {egress_add, egress_delete, egress_replace})
         if (*sub)
             return sluice::cli::egress_rule(instance, sub->get_name(), egress_scope, egress_rule, egress_position, std::cout,

@@ -246,6 +246,11 @@ void print_text(const json& j, size_t n, std::ostream& out) {
 }  // namespace
 
 int trace(const TraceOptions& o, std::ostream& out, std::ostream& err) {
+    // The command line first: its mistakes need no running instance.
+    if (auto s = check_fields_apply(o.fields, o.given, !o.pcap.empty()); !s) {
+        err << "sluice: trace: " << s.error().message << "\n";
+        return 1;
+    }
     const InstancePaths paths = instance_paths(o.instance);
     auto state = read_state(paths.state_file());
     if (!state) {

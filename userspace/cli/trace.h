@@ -10,6 +10,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "cli/trace_packet.h"
 
@@ -20,6 +21,7 @@ struct TraceOptions {
     std::string in;            // the interface the packet arrives on
     PacketFields fields;
     std::string pcap;          // frames from a file instead of fields
+    std::vector<std::string> given;  // the packet-field options on the command line ("--sport", ...)
     bool json = false;
 };
 

@@ -41,6 +41,32 @@ Result<uint8_t> protocol_number(const std::string& p, bool v6) {
 
 }  // namespace
 
+Status check_fields_apply(const PacketFields& f, const std::vector<std::string>& given, bool from_pcap) {
+    if (given.empty()) return {};
+    if (from_pcap) {
+        std::string names;
+        for (const auto& g : given) names += (names.empty() ? "" : ", ") + g;
+        return make_error(names + ": --pcap traces the file's packets as they are; describe a packet with these "
+                                  "options or give --pcap, not both");
+    }
+    const bool v6 = f.src.find(':') != std::string::npos;
+    auto proto = protocol_number(f.protocol, v6);
+    if (!proto) return proto.error();
+    const uint8_t p = proto.value();
+    const bool tcp = p == IPPROTO_TCP, udp = p == IPPROTO_UDP, icmp = p == IPPROTO_ICMP || p == IPPROTO_ICMPV6;
+    std::string wrong;
+    for (const auto& g : given) {
+        const bool applies = (g == "--sport" || g == "--dport")         ? tcp || udp
+                             : g == "--flags"                           ? tcp
+                             : (g == "--icmp-type" || g == "--icmp-code") ? icmp
+                                                                          : true;
+        if (!applies) wrong += (wrong.empty() ? "" : ", ") + g;
+    }
+    if (wrong.empty()) return {};
+    return make_error(wrong + ": not part of a --protocol " + f.protocol +
+                      " packet (ports: tcp and udp; --flags: tcp; --icmp-type/--icmp-code: icmp and icmpv6)");
+}
+
 Result<std::vector<uint8_t>> build_frame(const PacketFields& f, const std::array<uint8_t, 6>& dst_mac) {
     uint8_t src[16] = {}, dst[16] = {};
     const bool v6 = f.src.find(':') != std::string::npos;

@@ -26,6 +26,13 @@ struct PacketFields {
     uint8_t ttl = 64;
 };
 
+// The packet-field options given on the command line ("--sport", ...) that
+// describe nothing in this packet (--sport for ICMP, --flags for UDP, any of
+// them with a pcap file), as one error naming them and why; ok when all apply.
+// Said rather than ignored: a trace of a packet other than the one asked for
+// answers the wrong question.
+Status check_fields_apply(const PacketFields& f, const std::vector<std::string>& given, bool from_pcap);
+
 // dst_mac: the ingress interface's address (the frame is for it).
 Result<std::vector<uint8_t>> build_frame(const PacketFields& f, const std::array<uint8_t, 6>& dst_mac);
 
