@@ -166,7 +166,7 @@ it_check "... and prints no sample" test ! -s "$IT_TMP/top4.out"
 "$SLUICE" --netns "$P-fw" top --count -1 >"$IT_TMP/top6.out" 2>&1
 rc=$?
 it_check "--count -1 is refused" test "$rc" -ne 0
-it_check "... saying what --count takes" grep -q -- '--count: "-1" is not a whole number of samples' "$IT_TMP/top6.out"
+it_check "... saying what --count takes" grep -q -- '--count: "-1" is not a whole number of 0 or more' "$IT_TMP/top6.out"
 
 it_bg top5 "$SLUICE" --netns "$P-fw" top --interval 0.2 --json
 top5=$IT_LAST_PID

@@ -30,6 +30,7 @@
 #include <memory>
 #include <sstream>
 
+#include "common/option_checks.h"
 #include "bench/benchmark.h"
 #include "bench/egress_measure.h"
 #include "bench/egress_report.h"
@@ -635,14 +636,14 @@ Benchmark egress_benchmark() {
     b.doc = "docs/benchmarks.md";
     b.add_options = [o](CLI::App& app) {
         app.add_option("--rounds", o->rounds, "rounds (default 30, --quick 2); each runs every mode once, rotating")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--concurrency", o->concurrency, "concurrent curl -I per mode and round (default 100, --quick 20)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--download-streams", o->download_streams,
                        "parallel GETs of the download scenario (default 4, --quick 2)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--download-mib", o->download_mib, "MiB per download (default 20, --quick 4)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--modes", o->modes, "the modes, space- or comma-separated: baseline dns sluice-enforce dnsmasq-nft")
             ->capture_default_str();
         app.add_option("--quiet-busy", o->quiet_busy,
@@ -650,7 +651,7 @@ Benchmark egress_benchmark() {
             ->capture_default_str()
             ->check(CLI::Range(0.0, 100.0));
         app.add_option("--quiet-wait", o->quiet_wait, "seconds the quiet gate waits (default 300, --quick 60)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
     };
     b.run = [o](BenchRun& run) -> Status { return run_egress(run, *o); };
     b.report = egress_report;

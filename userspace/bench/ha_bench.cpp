@@ -29,6 +29,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/option_checks.h"
 #include "bench/benchmark.h"
 #include "bench/failover_outage.h"
 #include "bench/interrupt.h"
@@ -537,7 +538,7 @@ Benchmark ha_benchmark() {
     b.doc = "docs/ha.md";
     b.add_options = [o](CLI::App& app) {
         app.add_option("--passes", o->passes, "passes (default 3, --quick 1); each measures every configuration")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--time", o->seconds, "seconds of traffic per measurement (default 20, --quick 8)")
             ->check(CLI::Range(4, 3600));
         app.add_option("--at", o->at, "seconds into the traffic at which the active node fails (default 6, --quick 3)")

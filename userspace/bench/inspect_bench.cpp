@@ -27,6 +27,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/option_checks.h"
 #include "bench/benchmark.h"
 #include "bench/connrate_run.h"
 #include "bench/inspect_canary.h"
@@ -597,25 +598,25 @@ Benchmark inspect_benchmark() {
     b.add_options = [o](CLI::App& app) {
         app.add_option("--passes", o->passes,
                        "passes of (b) and (c), and of (a) unless --passes-a is given (default 3, --quick 1)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--passes-a", o->passes_a,
                        "passes of (a) (default 4, or N of --passes when given; --quick 1); (a) rotates 4 paths, so "
                        "a multiple of 4 is fair")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--time", o->seconds, "iperf3 -t of (a) and (b) (default 5, --quick 2)")
-            ->check(CLI::PositiveNumber);
-        app.add_option("--streams", o->streams, "iperf3 -P")->capture_default_str()->check(CLI::PositiveNumber);
+            ->check(positive_number());
+        app.add_option("--streams", o->streams, "iperf3 -P")->capture_default_str()->check(positive_number());
         app.add_option("--counts", o->counts,
                        "the pattern counts of (b), e.g. \"1 10 50 100 1000\" (the default; --quick \"1 10 100\")");
         app.add_option("--small", o->small, "patterns in the ruleset of (a) and (c)")
             ->capture_default_str()
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--conn-time", o->conn_time,
                        "seconds counted per short-connection run, after 0.5 s of warm-up (default 3, --quick 1)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--conn-concurrency", o->conn_concurrency, "connections in flight per client thread (2 threads)")
             ->capture_default_str()
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_flag("--skip-a", o->skip_a, "leave out (a)");
         app.add_flag("--skip-b", o->skip_b, "leave out (b) and the scanner alone");
         app.add_flag("--skip-c", o->skip_c, "leave out (c)");

@@ -36,6 +36,7 @@
 #include <memory>
 #include <optional>
 
+#include "common/option_checks.h"
 #include "bench/benchmark.h"
 #include "bench/connrate_run.h"
 #include "bench/interrupt.h"
@@ -791,14 +792,14 @@ Benchmark observe_benchmark() {
     b.add_options = [o](CLI::App& app) {
         app.add_option("--passes", o->passes,
                        "passes (default 10, --quick 1); each measures every configuration, rotating which goes first")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--time", o->seconds, "seconds per window of (a) (default 10, --quick 2)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--conn-time", o->conn_seconds, "seconds counted per run of (b) (default 10, --quick 2)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--rate", o->rate, "(a)'s fixed rate, packets per second")
             ->capture_default_str()
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--configs", o->configs,
                        "the configurations, space- or comma-separated, off among them: off log on")
             ->capture_default_str();
@@ -806,18 +807,18 @@ Benchmark observe_benchmark() {
             ->capture_default_str();
         app.add_option("--conn-concurrency", o->conn_concurrency, "(b): connections in flight per client thread (2 threads)")
             ->capture_default_str()
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--quiet-busy", o->quiet_busy,
                        "the quiet gate: the machine at most this % busy over 5 s before the first measurement")
             ->capture_default_str()
             ->check(CLI::Range(0.0, 100.0));
         app.add_option("--quiet-wait", o->quiet_wait, "seconds the quiet gate waits (default 300, --quick 60)")
-            ->check(CLI::NonNegativeNumber);
+            ->check(non_negative_number());
         app.add_flag("--skip-established", o->skip_established, "leave out (a), the established flows");
         app.add_flag("--skip-connections", o->skip_connections, "leave out (b), the new connections");
         app.add_flag("--skip-datapath", o->skip_datapath, "leave out (c), the datapath's own cost (BPF_PROG_TEST_RUN)");
         app.add_option("--datapath-passes", o->datapath_passes, "(c)'s passes (default 20, --quick 2)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
     };
     b.run = [o](BenchRun& run) -> Status { return run_observe(run, *o); };
     b.report = observe_report;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 namespace sluice::bench {
 
@@ -10,8 +11,14 @@ Result<ResultLog> ResultLog::open(const std::string& path, const std::string& be
     log.path_ = path;
     log.bench_ = bench;
     if (!path.empty()) {
-        std::ofstream out(path, std::ios::app);  // writable? (nothing truncated yet)
-        if (!out) return make_error("cannot write the results file " + path);
+        std::error_code ec;
+        const bool existed = std::filesystem::exists(path, ec);
+        {
+            std::ofstream out(path, std::ios::app);  // writable? (nothing truncated yet)
+            if (!out) return make_error("cannot write the results file " + path);
+        }
+        // The check made it: a run that measures nothing leaves no file.
+        if (!existed) std::filesystem::remove(path, ec);
     }
     return log;
 }

@@ -46,6 +46,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/option_checks.h"
 #include "bench/benchmark.h"
 #include "bench/connrate_run.h"
 #include "bench/interrupt.h"
@@ -783,30 +784,30 @@ Benchmark scale_benchmark() {
             ->capture_default_str();
         app.add_option("--systems", o->systems, "any of sluice nft-linear nft-set")->capture_default_str();
         app.add_option("--passes", o->passes, "passes of (a) and (b) (default 3, --quick 1)")
-            ->check(CLI::PositiveNumber);
-        app.add_option("--time", o->time, "iperf3 -t (default 3, --quick 1)")->check(CLI::PositiveNumber);
-        app.add_option("--streams", o->streams, "iperf3 TCP -P")->capture_default_str()->check(CLI::PositiveNumber);
+            ->check(positive_number());
+        app.add_option("--time", o->time, "iperf3 -t (default 3, --quick 1)")->check(positive_number());
+        app.add_option("--streams", o->streams, "iperf3 TCP -P")->capture_default_str()->check(positive_number());
         app.add_option("--udp-len", o->udp_len, "iperf3 UDP -l, the datagram payload (1428-byte IP packets)")
             ->capture_default_str()
             ->check(CLI::Range(16, 65000));
         app.add_option("--udp-streams", o->udp_streams, "iperf3 UDP -P")
             ->capture_default_str()
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--port-width", o->port_width,
                        "ports per port rule (>1 makes ranges, and the nft set gets `flags interval`)")
             ->capture_default_str()
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--conn-time", o->conn_time,
                        "seconds counted per short-connection run, after 0.5 s of warm-up (default 2, --quick 1)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--conn-concurrency", o->conn_concurrency, "connections in flight per client thread (2 threads)")
             ->capture_default_str()
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--cost-passes", o->cost_passes, "passes of (c) (default 5, --quick 1)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--cost-calls", o->cost_calls,
                        "BPF_PROG_TEST_RUN calls per measure and pass in (c) (default 2000, --quick 300)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_flag("--skip-a", o->skip_a, "leave out (a), throughput through the stateless filter");
         app.add_flag("--skip-b", o->skip_b, "leave out (b), new connections per second");
         app.add_flag("--skip-c", o->skip_c, "leave out (c), the first-packet cost");

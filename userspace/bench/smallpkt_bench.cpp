@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 
+#include "common/option_checks.h"
 #include "bench/benchmark.h"
 #include "bench/interrupt.h"
 #include "bench/lab.h"
@@ -348,13 +349,13 @@ Benchmark smallpkt_benchmark() {
     b.add_options = [o](CLI::App& app) {
         app.add_option("--passes", o->passes,
                        "passes (default 3, --quick 1); each measures every configuration, rotating which goes first")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--time", o->seconds, "seconds per measurement (default 10, --quick 2)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--rate", o->rate,
                        "the fixed rate, packets per second; keep it below the platform's cap (docs/benchmarks.md)")
             ->capture_default_str()
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--configs", o->configs,
                        "the configurations, space- or comma-separated: kernel nft-ct sluice-native sluice-tc "
                        "sluice-generic xdp-redirect")

@@ -46,6 +46,7 @@
 #include <optional>
 #include <thread>
 
+#include "common/option_checks.h"
 #include "bench/benchmark.h"
 #include "bench/connrate_run.h"
 #include "bench/interrupt.h"
@@ -588,16 +589,16 @@ Benchmark synflood_benchmark() {
     b.add_options = [o](CLI::App& app) {
         app.add_option("--passes", o->passes,
                        "passes (default 3, --quick 1); each measures every system, rotating which goes first")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--time", o->seconds, "seconds of connections per measurement (default 5, --quick 2)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_option("--systems", o->systems,
                        "the systems, space- or comma-separated: none sluice sluice-proxy sluice-auto nft-ct "
                        "nft-synproxy")
             ->capture_default_str();
         app.add_option("--concurrency", o->concurrency, "connections in flight for the legitimate clients")
             ->capture_default_str()
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_flag("--skip-b", o->skip_b, "leave out part (b), one source flooding with real connections");
     };
     b.run = [o](BenchRun& run) -> Status { return run_synflood(run, *o); };

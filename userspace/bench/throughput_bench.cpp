@@ -12,6 +12,7 @@
 // was attached.
 #include <memory>
 
+#include "common/option_checks.h"
 #include "bench/benchmark.h"
 #include "bench/iperf_run.h"
 #include "bench/lab.h"
@@ -231,11 +232,11 @@ Benchmark throughput_benchmark() {
         app.add_option("--passes", o->passes,
                        "iperf3 passes (default 3, --quick 1); each measures kernel, sluice and sluice + NAT, IPv4 "
                        "and IPv6, rotating which goes first")
-            ->check(CLI::PositiveNumber);
-        app.add_option("--time", o->seconds, "iperf3 -t (default 5, --quick 2)")->check(CLI::PositiveNumber);
-        app.add_option("--streams", o->streams, "iperf3 -P")->capture_default_str()->check(CLI::PositiveNumber);
+            ->check(positive_number());
+        app.add_option("--time", o->seconds, "iperf3 -t (default 5, --quick 2)")->check(positive_number());
+        app.add_option("--streams", o->streams, "iperf3 -P")->capture_default_str()->check(positive_number());
         app.add_option("--xdp-passes", o->xdp_passes, "sluice_xdp_cost --passes (default 5, --quick 1)")
-            ->check(CLI::PositiveNumber);
+            ->check(positive_number());
         app.add_flag("--skip-xdp", o->skip_xdp, "leave out (a)");
         app.add_flag("--skip-iperf", o->skip_iperf, "leave out (b)");
     };

@@ -10,6 +10,7 @@
 #include "cli/show_egress.h"
 #include "cli/top.h"
 #include "cluster/cluster_cli.h"
+#include "common/option_checks.h"
 #include "cli/check.h"
 #include "daemon/daemon.h"
 #include "loader/instance_paths.h"
@@ -78,7 +79,7 @@ int main(int argc, char** argv) {
     auto* egress_add = egress->add_subcommand("add", "add RULE to SCOPE (at the end, or at --at N)");
     egress_add->add_option("scope", egress_scope, "egress scope")->required();
     egress_add->add_option("rule", egress_rule, "the rule as YAML: '{ action: allow, name: mirror.bench.test }'")->required();
-    egress_add->add_option("--at", egress_position, "1-based position")->check(CLI::PositiveNumber);
+    egress_add->add_option("--at", egress_position, "1-based position")->check(sluice::positive_number());
     egress_add->add_option("--instance", instance, "instance name");
     auto* egress_delete = egress->add_subcommand("delete", "delete every rule of SCOPE equal to RULE (none: not an error)");
     egress_delete->add_option("scope", egress_scope, "egress scope")->required();
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
     egress_delete->add_option("--instance", instance, "instance name");
     auto* egress_replace = egress->add_subcommand("replace", "replace rule N of SCOPE (as `show egress` numbers them) with RULE");
     egress_replace->add_option("scope", egress_scope, "egress scope")->required();
-    egress_replace->add_option("index", egress_position, "1-based rule number")->required()->check(CLI::PositiveNumber);
+    egress_replace->add_option("index", egress_position, "1-based rule number")->required()->check(sluice::positive_number());
     egress_replace->add_option("rule", egress_rule, "the rule as YAML")->required();
     egress_replace->add_option("--instance", instance, "instance name");
 
@@ -96,7 +97,8 @@ int main(int argc, char** argv) {
     capture->add_option("-w,--write", capture_options.file, "pcap file to write (NFLOG link type; - for stdout)")->required();
     capture->add_option("--reason", capture_options.reason,
                         "only this drop or pass reason (`sluice show stats` names them); default every drop");
-    capture->add_option("--count", capture_options.count, "stop after N packets");
+    capture->add_option("--count", capture_options.count, "stop after N packets")
+        ->check(sluice::whole_number("0: until --duration or Ctrl-C"));
     capture->add_option("--duration", capture_options.duration_s, "stop after S seconds");
     capture->add_option("--sample", capture_options.sample_every, "keep one packet in N (per CPU); default 1");
     capture->add_option("--snaplen", capture_options.snaplen, "bytes of each frame kept, 64-1518; default 256");

@@ -15,6 +15,7 @@
 #include <iterator>
 
 #include "cli/pinned_map.h"
+#include "common/option_checks.h"
 #include "loader/instance_paths.h"
 #include "loader/map_io.h"
 #include "loader/stat_names.h"
@@ -141,18 +142,10 @@ CLI::App* add_top_command(CLI::App& app, TopOptions& options) {
         "top", "live view: per-second rates of the counters that moved, sessions, top drop reasons (Ctrl-C ends it)");
     cmd->add_option("--instance", options.instance, "instance name");
     cmd->add_option("--interval", options.interval_s, "seconds between samples (default 1)")
+        ->check(positive_number())
         ->check(CLI::Range(0.1, 3600.0));
-    // A validator of its own: CLI11's NonNegativeNumber prints the whole
-    // range of a double in its message.
-    const CLI::Validator whole_number(
-        [](std::string& text) -> std::string {
-            if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() < 20)
-                return {};
-            return "\"" + text + "\" is not a whole number of samples (0 or more; 0: until Ctrl-C)";
-        },
-        "N");
     cmd->add_option("--count", options.count, "samples to print, then exit (default 0: until Ctrl-C)")
-        ->check(whole_number);
+        ->check(whole_number("0: until Ctrl-C"));
     cmd->add_flag("--json", options.json, "one JSON object per line per sample");
     return cmd;
 }
