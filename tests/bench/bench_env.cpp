@@ -286,8 +286,9 @@ Status BenchEnv::setup(bool observability) {
     return {};
 }
 
-// The readers, with flow logging and capture on.
+// The TC build, the readers, and flow logging and capture on.
 Status BenchEnv::open_observability_readers() {
+    if (Status s = impl_->datapath->load_tc(); !s) return make_error("the TC build: " + s.error().message);
     impl_->flow_events.reset(
         ring_buffer__new(map_fd(SLUICE_MAP_FLOW_EVENTS), &Impl::on_flow_event, impl_.get(), nullptr));
     if (!impl_->flow_events) return make_error(std::string("flow_events ring: ") + std::strerror(errno));
@@ -406,6 +407,7 @@ Status BenchEnv::load_baseline() {
 }
 
 int BenchEnv::sluice_prog_fd() const { return impl_->datapath->prog_fd(SLUICE_PROG_XDP_MAIN); }
+int BenchEnv::sluice_tc_prog_fd() const { return impl_->datapath->prog_fd(SLUICE_PROG_TC_MAIN); }
 int BenchEnv::baseline_prog_fd() const { return bpf_program__fd(impl_->baseline->progs.xdp_baseline_redirect); }
 int BenchEnv::map_fd(const std::string& name) const { return impl_->datapath->map_fd(name); }
 

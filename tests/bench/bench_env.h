@@ -79,6 +79,9 @@ public:
     BenchEnv& operator=(const BenchEnv&) = delete;
 
     int sluice_prog_fd() const;   // xdp_main_prog (entry of the tail-call chain)
+    // tc_main_prog, the same pipeline built for TC ingress (the `tc` mode,
+    // what `auto` picks on veth), on the same maps: create(true) loads it.
+    int sluice_tc_prog_fd() const;
     int baseline_prog_fd() const; // xdp_baseline_redirect
     int map_fd(const std::string& name) const;
     uint32_t lan_ifindex() const { return ns_->lan().ifindex; }

@@ -14,7 +14,8 @@
 // translated packet no longer matches its session), in the same passes; the
 // summary adds their ratio.
 //
-// Observability (--observability): instead of the above, one datapath with
+// Observability (--observability): instead of the above, one datapath (its
+// XDP build and its TC build, tc_main_prog, on the same maps) with
 // flow logging and drop capture off ("plain") and on ("observed": every
 // event logged, no rate limit, every drop captured and read; BenchEnv's
 // set_observability switches every few calls, same maps and sessions), on
@@ -256,7 +257,7 @@ constexpr int kPairedBlock = 20;
 // Every paired run's numbers, for --json_out.
 std::vector<nlohmann::json> g_paired_records;
 
-void run_paired(benchmark::State& state, Case c, bool observed_first) {
+void run_paired(benchmark::State& state, Case c, test::Hook hook, bool observed_first) {
     BenchEnv& env = *g_env;
     const bool established = c.kind == Kind::established;
     const FlowFrames& flow = flow_of(env, c);
@@ -264,9 +265,11 @@ void run_paired(benchmark::State& state, Case c, bool observed_first) {
         c.kind == Kind::denied ? env.denied(c.family) : established ? flow.data : flow.syn;
     const int repeat = established ? g_options.repeat : 1;
     const int want_verdict = c.kind == Kind::denied ? XDP_DROP : XDP_REDIRECT;
-    test::XdpRunner runner(env.sluice_prog_fd());
+    const bool tc = hook == test::Hook::tc;
+    test::XdpRunner runner(tc ? env.sluice_tc_prog_fd() : env.sluice_prog_fd(), hook);
     const int stats_fd = env.map_fd(SLUICE_MAP_STATS);
-    const std::string who = c.name() + " paired";
+    const std::string name = (tc ? "tc_" : "") + c.name();
+    const std::string who = name + " paired";
 
     // Nothing left over from an earlier case.
     if (auto e = env.drain_flow_events(); !e) return fail(state, who + ": " + e.error().message);
@@ -286,7 +289,7 @@ void run_paired(benchmark::State& state, Case c, bool observed_first) {
         if (c.kind == Kind::first_packet) env.delete_sessions(c.family, flow);
         auto r = runner.run(frame, env.lan_ifindex(), repeat);
         if (!r) return fail(state, who + ": " + r.error().message);
-        if (r->retval != want_verdict)
+        if (!runner.same_verdict(r->retval, want_verdict))
             return fail(state, who + (observed ? " (observed)" : " (plain)") + ": verdict " +
                                    test::xdp_verdict_name(r->retval) + ", expected " +
                                    test::xdp_verdict_name(want_verdict));
@@ -340,14 +343,15 @@ void run_paired(benchmark::State& state, Case c, bool observed_first) {
     state.counters["plain_iqm_ns"] = plain;
     state.counters["observed_iqm_ns"] = with;
     state.counters["packets"] = static_cast<double>(runs);
-    g_iqm[c.name()][Program::sluice].push_back(plain);
-    g_iqm[c.name()][Program::sluice_observed].push_back(with);
+    g_iqm[name][Program::sluice].push_back(plain);
+    g_iqm[name][Program::sluice_observed].push_back(with);
     std::string kind = kind_name(c.kind);
     kind.pop_back();  // "established_" -> "established"
-    g_paired_records.push_back({{"case", c.name()},
+    g_paired_records.push_back({{"case", name},
                                 {"kind", kind},
                                 {"family", family_name(c.family)},
-                                {"pass", g_iqm[c.name()][Program::sluice].size()},
+                                {"hook", test::hook_name(hook)},
+                                {"pass", g_iqm[name][Program::sluice].size()},
                                 {"frame_bytes", frame.size()},
                                 {"calls", calls},
                                 {"repeat", repeat},
@@ -381,22 +385,26 @@ void register_case(const Case& c, Program p, int pass) {
         ->Unit(benchmark::kNanosecond);
 }
 
-// --observability: one benchmark per case and pass, the paired run below.
+// --observability: one benchmark per case, build and pass, the paired run
+// above; the XDP build (native XDP on a NIC) and the TC build (the `tc`
+// mode) of every case in every pass.
 void register_observability_benchmarks() {
     for (int pass = 0; pass < g_options.passes; ++pass)
-        for (Kind k : {Kind::established, Kind::first_packet, Kind::denied})
-            for (Family f : {Family::v4, Family::v6}) {
-                const Case c{k, f};
-                const bool observed_first = pass % 2;
-                std::string name = c.name() + "/paired/pass:" + std::to_string(pass + 1);
-                benchmark::RegisterBenchmark(name.c_str(),
-                                             [c, observed_first](benchmark::State& s) {
-                                                 run_paired(s, c, observed_first);
-                                             })
-                    ->Iterations(calls_of(k))
-                    ->UseManualTime()
-                    ->Unit(benchmark::kNanosecond);
-            }
+        for (test::Hook hook : {test::Hook::xdp, test::Hook::tc})
+            for (Kind k : {Kind::established, Kind::first_packet, Kind::denied})
+                for (Family f : {Family::v4, Family::v6}) {
+                    const Case c{k, f};
+                    const bool observed_first = pass % 2;
+                    std::string name = std::string(hook == test::Hook::tc ? "tc_" : "") + c.name() +
+                                       "/paired/pass:" + std::to_string(pass + 1);
+                    benchmark::RegisterBenchmark(name.c_str(),
+                                                 [c, hook, observed_first](benchmark::State& s) {
+                                                     run_paired(s, c, hook, observed_first);
+                                                 })
+                        ->Iterations(calls_of(k))
+                        ->UseManualTime()
+                        ->Unit(benchmark::kNanosecond);
+                }
 }
 
 void register_benchmarks() {
@@ -460,7 +468,8 @@ std::vector<double> differences(const std::vector<double>& a, const std::vector<
 std::string observability_summary_markdown() {
     std::ostringstream out;
     const BenchEnv& env = *g_env;
-    out << "Observability in the datapath: the same programs with flow logging (open, close, deny; every policy "
+    out << "Observability in the datapath, both builds of the pipeline (XDP: xdp_main_prog, what a NIC runs "
+           "natively; TC: tc_main_prog, the `tc` mode, what `auto` picks on veth): the same programs with flow logging (open, close, deny; every policy "
            "and the default; no rate limit) and drop capture (every drop, read as `sluice capture` reads it) on "
            "(\"observed\") and off (\"plain\") on the same datapath, maps and sessions, switched every "
         << kPairedBlock
@@ -488,15 +497,17 @@ std::string observability_summary_markdown() {
         {"denied_v6", "denied SYN (default deny; observed: deny event + capture record), IPv6",
          bytes(env.denied(Family::v6)) + single},
     };
-    for (const Row& row : rows) {
-        auto it = g_iqm.find(row.key);
-        if (it == g_iqm.end()) continue;
-        const auto& plain = it->second[Program::sluice];
-        const auto& observed = it->second[Program::sluice_observed];
-        out << "| " << row.label << " | " << row.frame << " | " << fmt(spread(plain), 1) << " | "
-            << fmt(spread(observed), 1) << " | " << fmt(spread(ratios(plain, observed)), 3) << " | "
-            << fmt(spread(differences(observed, plain)), 1) << " |\n";
-    }
+    for (const char* build : {"", "tc_"})
+        for (const Row& row : rows) {
+            auto it = g_iqm.find(build + row.key);
+            if (it == g_iqm.end()) continue;
+            const auto& plain = it->second[Program::sluice];
+            const auto& observed = it->second[Program::sluice_observed];
+            out << "| " << (*build ? "TC build: " : "XDP build: ") << row.label << " | " << row.frame << " | "
+                << fmt(spread(plain), 1) << " | " << fmt(spread(observed), 1) << " | "
+                << fmt(spread(ratios(plain, observed)), 3) << " | " << fmt(spread(differences(observed, plain)), 1)
+                << " |\n";
+        }
     out << "\nPer pass, of the same pass: plain / observed (1.00 = the same cost; below 1, observability costs) "
            "and observed − plain; median (min–max) of those. Checked per case: the verdict of every call, the "
            "counters (session-hit = forward = runs on an established flow, flow-log-event 0 there; "

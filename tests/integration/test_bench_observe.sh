@@ -86,15 +86,18 @@ check("on's probes were logged and captured",
       all(r["deny_lines"] >= r["sent"] and (r["captured"] or 0) >= r["sent"] for r in probes if r["config"] == "on"))
 check("off's probes were not logged", all(r["deny_lines"] == 0 for r in probes if r["config"] == "off"))
 dp = [r for r in records if r.get("part") == "datapath"]
-check("(c): 2 passes x 6 cases", sorted((r["pass"], r["case"]) for r in dp) ==
-      sorted((p, k + "_" + f) for p in (1, 2) for k in ("established", "first_packet", "denied") for f in ("v4", "v6")))
+check("(c): 2 passes x 12 cases (both builds)", sorted((r["pass"], r["case"]) for r in dp) ==
+      sorted((p, b + k + "_" + f) for p in (1, 2) for b in ("", "tc_")
+             for k in ("established", "first_packet", "denied") for f in ("v4", "v6")))
+check("(c): each record names its build", all(r["hook"] == ("tc" if r["case"].startswith("tc_") else "xdp") for r in dp))
 check("(c): both halves measured", all(r["plain_ns_per_packet"] > 0 and r["observed_ns_per_packet"] > 0 for r in dp))
 check("(c): observed logged every first packet and denied SYN, nothing of an established flow",
       all(r["flow_events_read"] == (0 if r["kind"] == "established" else r["observed_runs"]) for r in dp))
 check("(c): observed captured every denied SYN and nothing else",
       all(r["capture_records_read"] == (r["observed_runs"] if r["kind"] == "denied" else 0) for r in dp))
-check("(c): the summary table", any(r.get("part") == "datapath_summary" and
-      "| established TCP, IPv4 |" in r.get("summary_markdown", "") for r in records))
+check("(c): the summary table, both builds", any(r.get("part") == "datapath_summary" and
+      "| XDP build: established TCP, IPv4 |" in r.get("summary_markdown", "") and
+      "| TC build: established TCP, IPv4 |" in r.get("summary_markdown", "") for r in records))
 check("an end record", any(r.get("event") == "end" for r in records))
 sys.exit(1 if failures else 0)
 EOF
@@ -105,7 +108,7 @@ report=$("$SLUICE" bench report "$IT_TMP/observe.jsonl" 2>&1)
 it_check "bench report renders the goal table again" grep -q "| on | established packets at the fixed rate" <<<"$report"
 it_check "... and the new-connections goal" grep -q "| on | new connections per second: on / off | ≥ 0.90 |" <<<"$report"
 it_check "... and the proofs" grep -q "^on connections pass 1: sluice" <<<"$report"
-it_check "... and the datapath's goal, per family" grep -q "| on | established packets in the datapath (BPF_PROG_TEST_RUN), IPv6" <<<"$report"
+it_check "... and the datapath's goal, per build and family" grep -q "| on | established packets in the datapath (BPF_PROG_TEST_RUN, TC build), IPv6" <<<"$report"
 
 ns_after=$(ip netns list | awk '{print $1}' | grep '^bob[0-9]' | sort)
 it_expect_eq "no namespace of the benchmark is left" "$ns_before" "$ns_after"

@@ -444,9 +444,11 @@ TEST(BenchObserveReport, DatapathGoalsPerFamily) {
     records.push_back(datapath_record(1, "established_v6", 70, 75));
     records.push_back(datapath_record(2, "established_v6", 70, 71));
     records.push_back(datapath_record(1, "first_packet_v4", 1300, 1400));
+    // The TC build's IPv4 rows: 50/50 -> 1.000 (its IPv6 absent: no row).
+    records.push_back(datapath_record(1, "tc_established_v4", 50, 50));
     records.push_back({{"bench", "observe"}, {"part", "datapath_summary"}, {"summary_markdown", "TABLE-OF-C\n"}});
     auto goals = observe_goals(records);
-    ASSERT_EQ(goals.size(), 4u);
+    ASSERT_EQ(goals.size(), 5u);
     const auto& v4 = goals[2];
     EXPECT_EQ(v4.measure, "datapath established_v4");
     EXPECT_DOUBLE_EQ(v4.goal, 0.97);
@@ -459,8 +461,10 @@ TEST(BenchObserveReport, DatapathGoalsPerFamily) {
     EXPECT_EQ(v6.passes_met, 1);
     EXPECT_FALSE(v6.met) << "median 0.960 is below 0.97";
     auto text = observe_benchmark().report(records);
-    EXPECT_NE(text.find("| on | established packets in the datapath (BPF_PROG_TEST_RUN), IPv6: off ns/pkt / flow log "
-                        "+ capture ns/pkt | ≥ 0.97 | 0.960 (0.933–0.986) | 1 of 2 | no |"),
+    EXPECT_EQ(goals[4].measure, "datapath tc_established_v4");
+    EXPECT_DOUBLE_EQ(goals[4].per_pass.at(1), 1.0);
+    EXPECT_NE(text.find("| on | established packets in the datapath (BPF_PROG_TEST_RUN, XDP build), IPv6: off ns/pkt / "
+                        "flow log + capture ns/pkt | ≥ 0.97 | 0.960 (0.933–0.986) | 1 of 2 | no |"),
               std::string::npos)
         << text;
     EXPECT_NE(text.find("(c) The datapath alone (tests/sluice_xdp_cost --observability). TABLE-OF-C"), std::string::npos)

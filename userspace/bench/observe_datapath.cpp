@@ -43,10 +43,11 @@ Status run_observe_datapath(BenchRun& run, const ObserveDatapathOptions& o) {
         run.results->add(record);
         ++cases;
     }
-    // Six cases (established, first packet, denied; two families) a pass.
-    if (cases != static_cast<size_t>(o.passes) * 6)
+    // Twelve cases a pass: established, first packet, denied; two families;
+    // the XDP and the TC build.
+    if (cases != static_cast<size_t>(o.passes) * 12)
         return make_error("sluice_xdp_cost --observability recorded " + std::to_string(cases) + " case runs, expected " +
-                          std::to_string(o.passes * 6));
+                          std::to_string(o.passes * 12));
     run.results->add({{"part", "datapath_summary"}, {"summary_markdown", text}});
     run.out() << text << "\n";
     return check_interrupted();

@@ -164,18 +164,19 @@ std::vector<ObserveGoal> observe_goals(const std::vector<json>& records) {
     }
     // (c): the same established packet through the datapath with logging
     // and capture off and on.
-    for (const char* family : {"v4", "v6"}) {
-        const std::string case_name = std::string("established_") + family;
-        ObserveGoal d;
-        d.config = "on";
-        d.measure = "datapath " + case_name;
-        d.label = std::string("established packets in the datapath (BPF_PROG_TEST_RUN), IPv") + (family + 1) +
-                  ": off ns/pkt / flow log + capture ns/pkt";
-        d.goal = kEstablishedGoal;
-        d.per_pass = ratios_by_pass(datapath(records, case_name, "plain_ns_per_packet"),
-                                    datapath(records, case_name, "observed_ns_per_packet"));
-        finish(std::move(d));
-    }
+    for (const char* build : {"", "tc_"})
+        for (const char* family : {"v4", "v6"}) {
+            const std::string case_name = std::string(build) + "established_" + family;
+            ObserveGoal d;
+            d.config = "on";
+            d.measure = "datapath " + case_name;
+            d.label = std::string("established packets in the datapath (BPF_PROG_TEST_RUN, ") + (*build ? "TC" : "XDP") +
+                      " build), IPv" + (family + 1) + ": off ns/pkt / flow log + capture ns/pkt";
+            d.goal = kEstablishedGoal;
+            d.per_pass = ratios_by_pass(datapath(records, case_name, "plain_ns_per_packet"),
+                                        datapath(records, case_name, "observed_ns_per_packet"));
+            finish(std::move(d));
+        }
     return goals;
 }
 
