@@ -68,20 +68,8 @@ struct Options {
     std::string json_out;     // --observability: one JSON line per case and pass
 };
 
-// --observability's two halves are recorded as sluice (off) and
-// sluice_observed (on).
-enum class Program { sluice, baseline, sluice_observed };
-const char* program_name(Program p) {
-    switch (p) {
-        case Program::sluice:
-            return "sluice";
-        case Program::baseline:
-            return "baseline";
-        case Program::sluice_observed:
-            return "sluice_observed";
-    }
-    return "?";
-}
+enum class Program { sluice, baseline };
+const char* program_name(Program p) { return p == Program::sluice ? "sluice" : "baseline"; }
 
 enum class Kind {
     established,      // no NAT, repeat --repeat
@@ -254,6 +242,12 @@ void run_case(benchmark::State& state, Case c, Program program) {
 // interquartile mean; the pass's ratio is of those two.
 constexpr int kPairedBlock = 20;
 
+// --observability: case name ("tc_established_v4") -> each pass's
+// interquartile means of its off and on halves, in pass order.
+struct PairedResults {
+    std::vector<double> plain, observed;
+};
+std::map<std::string, PairedResults> g_paired;
 // Every paired run's numbers, for --json_out.
 std::vector<nlohmann::json> g_paired_records;
 
@@ -343,15 +337,16 @@ void run_paired(benchmark::State& state, Case c, test::Hook hook, bool observed_
     state.counters["plain_iqm_ns"] = plain;
     state.counters["observed_iqm_ns"] = with;
     state.counters["packets"] = static_cast<double>(runs);
-    g_iqm[name][Program::sluice].push_back(plain);
-    g_iqm[name][Program::sluice_observed].push_back(with);
+    PairedResults& results = g_paired[name];
+    results.plain.push_back(plain);
+    results.observed.push_back(with);
     std::string kind = kind_name(c.kind);
     kind.pop_back();  // "established_" -> "established"
     g_paired_records.push_back({{"case", name},
                                 {"kind", kind},
                                 {"family", family_name(c.family)},
                                 {"hook", test::hook_name(hook)},
-                                {"pass", g_iqm[name][Program::sluice].size()},
+                                {"pass", results.plain.size()},
                                 {"frame_bytes", frame.size()},
                                 {"calls", calls},
                                 {"repeat", repeat},
@@ -499,10 +494,10 @@ std::string observability_summary_markdown() {
     };
     for (const char* build : {"", "tc_"})
         for (const Row& row : rows) {
-            auto it = g_iqm.find(build + row.key);
-            if (it == g_iqm.end()) continue;
-            const auto& plain = it->second[Program::sluice];
-            const auto& observed = it->second[Program::sluice_observed];
+            auto it = g_paired.find(build + row.key);
+            if (it == g_paired.end()) continue;
+            const auto& plain = it->second.plain;
+            const auto& observed = it->second.observed;
             out << "| " << (*build ? "TC build: " : "XDP build: ") << row.label << " | " << row.frame << " | "
                 << fmt(spread(plain), 1) << " | " << fmt(spread(observed), 1) << " | "
                 << fmt(spread(ratios(plain, observed)), 3) << " | " << fmt(spread(differences(observed, plain)), 1)

@@ -39,6 +39,9 @@ namespace {
 // capture owner's liveness and the metrics snapshot.
 constexpr uint64_t kHousekeepingIntervalNs = 1'000'000'000;
 
+// The main loop's poll slots: four fixed ones, then the HA agent's sockets.
+constexpr size_t kSignalSlot = 0, kNetlinkSlot = 1, kControlSlot = 2, kFlowEventsSlot = 3, kAgentSlots = 4;
+
 // The parts a running daemon is made of, each with one job; they exist only
 // once the datapath is open, since each of them works on it.
 struct Parts {
@@ -300,6 +303,7 @@ void Daemon::serve() {
         uint64_t wait_ns = agent ? std::min<uint64_t>(1'000'000'000, agent->tick()) : 1'000'000'000;
         if (const uint64_t drain_ns = flow_log.drain_interval_ns()) wait_ns = std::min(wait_ns, drain_ns);
         const timespec timeout{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<long>(wait_ns % 1'000'000'000)};
+        // Slots 0-3 (kSignalSlot ... kFlowEventsSlot), then the HA agent's.
         fds = {{sfd, POLLIN, 0},
                {watcher ? watcher.value()->fd() : -1, POLLIN, 0},
                {control_ ? control_->fd() : -1, POLLIN, 0},
@@ -309,17 +313,17 @@ void Daemon::serve() {
         int n = ppoll(fds.data(), fds.size(), &timeout, nullptr);
         if (n > 0 && agent) {
             bool readable = false;
-            for (size_t i = 4; i < fds.size(); ++i) readable |= (fds[i].revents & POLLIN) != 0;
+            for (size_t i = kAgentSlots; i < fds.size(); ++i) readable |= (fds[i].revents & POLLIN) != 0;
             if (readable) agent->on_readable();
         }
         // Every time round, not only when the ring's fd woke us: below
         // FLOW_EVENTS_WAKEUP_BYTES the datapath does not wake anyone.
         flow_log.drain();
-        if (n > 0 && (fds[2].revents & POLLIN)) {
+        if (n > 0 && (fds[kControlSlot].revents & POLLIN)) {
             if (auto s = control_->serve_one([this](const control::Request& r) { return answer(r); }); !s)
                 daemon_log(s.error().message);
         }
-        if (n > 0 && (fds[0].revents & POLLIN)) {
+        if (n > 0 && (fds[kSignalSlot].revents & POLLIN)) {
             signalfd_siginfo si{};
             while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
                 if (si.ssi_signo == SIGHUP) {
@@ -336,7 +340,7 @@ void Daemon::serve() {
                 }
             }
         }
-        if (n > 0 && watcher && (fds[1].revents & POLLIN)) {
+        if (n > 0 && watcher && (fds[kNetlinkSlot].revents & POLLIN)) {
             if (watcher.value()->drain()) {
                 if (auto s = dp.bump_fib_generation(); !s) daemon_log(s.error().message);
             }
@@ -353,7 +357,7 @@ void Daemon::serve() {
         // agent's deadlines, and none of these needs that pace.
         bool something_happened = false;
         for (size_t i = 0; n > 0 && i < fds.size(); ++i)
-            if (i != 3 && fds[i].revents) something_happened = true;
+            if (i != kFlowEventsSlot && fds[i].revents) something_happened = true;
         const uint64_t now_ns = coarse_now_ns();
         if (!something_happened && now_ns - last_housekeeping_ns < kHousekeepingIntervalNs) continue;
         last_housekeeping_ns = now_ns;
