@@ -6,8 +6,11 @@
 //   (a) established flows: trafgen on the LAN host sends 64-byte UDP frames
 //       over 256 flows to the WAN host, where a receiver
 //       (bpf/bench_sink.bpf.c) counts and drops them; at a fixed rate and
-//       unlimited, the softirq CPU time per forwarded packet over the window
-//       (smallpkt_window.h), as `sluice bench smallpkt` measures it;
+//       unlimited, the CPU time per forwarded packet over a window
+//       (smallpkt_window.h). One sluice start per pass: the configurations
+//       take turns by `sluice reload`, a window each per cycle, and each
+//       window is paired with the off window of its own cycle (see
+//       Bench::established for why);
 //   (b) new connections: tests/sluice_connrate (connect, request, answer,
 //       close) from the LAN host to a server on the WAN host, through the
 //       firewall, connections per second;
@@ -15,18 +18,20 @@
 //       datapath with logging and capture switched off and on every few
 //       calls, ns per packet of an established flow, a first packet and a
 //       denied one; run first, before the lab's passes.
-// Every measurement starts sluice afresh (`sluice down` between them, so
-// every session of a measurement was opened by its configuration), starts
-// the configuration's observers (on: the capture and the scraper), proves
-// each of them was in the path (observe_checks.h) or fails, then sends a
-// few datagrams no policy permits and proves they were logged and captured
-// as the configuration says.
+// In (b) every measurement starts sluice afresh (`sluice down` between
+// them, so every session of a measurement was opened by its configuration)
+// and starts the configuration's observers (on: the capture and the
+// scraper). Every measurement proves its configuration was the one in the
+// path (observe_checks.h) or fails: (b) by its observers' evidence and a
+// few datagrams no policy permits, logged and captured as the
+// configuration says; (a) by one such datagram after every window.
 //
 // CPUs in (a): trafgen pins its sending process to CPU 0 and the whole path
 // runs in softirq there; the daemon, the scraper and the capture run on
 // CPU 1. In (b) nothing is pinned: the client, the server, the daemon's
 // logging and the scrapes share both CPUs, as they would on a firewall.
 #include <bpf/bpf.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -66,7 +71,8 @@ using Clock = std::chrono::steady_clock;
 // 0 = not given: the default, or the --quick value.
 struct Options {
     int passes = 0;             // 10; --quick 1
-    double seconds = 0;         // (a) window: 10; --quick 2
+    double seconds = 0;         // (a) window: 3; --quick 1
+    int cycles = 0;             // (a) cycles per pass and rate: 5; --quick 2
     double conn_seconds = 0;    // (b) counted: 10; --quick 2
     uint64_t rate = 150000;
     std::string configs = "off on";
@@ -87,7 +93,8 @@ constexpr const char* kConnPorts = "5301-5316";
 constexpr int kConnThreads = 2;
 constexpr double kConnWarmup = 0.5;
 constexpr const char* kMetricsPort = "9109";
-constexpr int kRateAttempts = 3;       // fixed-rate windows whose rate was not held are measured again
+constexpr double kSettleSeconds = 1;  // (a): after a switch (trafgen caught up), before its window
+constexpr int kWindowProbeDatagrams = 1;  // (a): the probe after every window
 constexpr double kLogCatchUpSeconds = 30;  // for the daemon to write what the datapath handed it, and the GC's closes
 const std::vector<std::string> kLanSources{"198.18.1.10", "198.18.1.11", "198.18.1.12", "198.18.1.13"};
 const std::vector<std::string> kFirewallInterfaces{"lan0", "wan0"};
@@ -110,6 +117,32 @@ public:
 private:
     explicit BpfRunTimeStats(int fd) : fd_(fd) {}
     int fd_;
+};
+
+// This process on one CPU while it lives (the one before on destruction):
+// in (a) the commands it runs between windows (`sluice reload`, `show`,
+// bpftool, the probe) inherit it and stay off trafgen's CPU, which they
+// would otherwise stall, and trafgen would catch up in the next window.
+// trafgen sets its own sending process's CPU.
+class PinnedToCpu {
+public:
+    static Result<std::unique_ptr<PinnedToCpu>> pin(int cpu) {
+        cpu_set_t before;
+        if (sched_getaffinity(0, sizeof before, &before) != 0) return errno_error("sched_getaffinity", errno);
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        if (sched_setaffinity(0, sizeof one, &one) != 0)
+            return errno_error("sched_setaffinity to CPU " + std::to_string(cpu), errno);
+        return std::unique_ptr<PinnedToCpu>(new PinnedToCpu(before));
+    }
+    ~PinnedToCpu() { (void)sched_setaffinity(0, sizeof before_, &before_); }
+    PinnedToCpu(const PinnedToCpu&) = delete;
+    PinnedToCpu& operator=(const PinnedToCpu&) = delete;
+
+private:
+    explicit PinnedToCpu(const cpu_set_t& before) : before_(before) {}
+    cpu_set_t before_;
 };
 
 double now_seconds() {
@@ -184,7 +217,8 @@ struct Bench {
     std::string trafgen_config;
     std::string connrate;
     uint64_t rate = 0;
-    double seconds = 10, conn_seconds = 10;
+    double seconds = 3, conn_seconds = 10;
+    int cycles = 5;
     int conn_concurrency = 32;
     long user_hz = 100;
     uint64_t conn_offset = 0;
@@ -192,15 +226,23 @@ struct Bench {
 
     // The observers of `on` while they run.
     std::optional<cluster::BackgroundProcess> scraper, capture;
+    uint64_t stint_probes = 0;  // (a): probes sent while the running capture ran
 
     std::string capture_cfg_pin() const { return "/sys/fs/bpf/sluice/netns/" + lab.ns("fw") + "/default/capture_cfg"; }
 
+    // (b): sluice started afresh with `config`, and its observers.
     Status start_config(const std::string& config, int cpu) {
         if (auto s = verify_no_pipeline(lab, "fw", kFirewallInterfaces); !s)
             return with_context("before " + config, s.error());
         remove_flow_logs(flow_log_path);
         if (auto s = fw.start(config_paths.at(config), cpu); !s) return s;
         if (!observe_scrapes_and_captures(config)) return {};
+        return start_observers(cpu);
+    }
+
+    // on's observers: `sluice capture` of every drop, then the scraper;
+    // Ok once the capture captures and the first scrape answered.
+    Status start_observers(int cpu) {
         ++started;
         const std::string n = std::to_string(started);
         auto cap = lab.start("",
@@ -216,16 +258,16 @@ struct Bench {
         });
         if (!capturing) return capturing.error();
         if (!*capturing) return make_error("`sluice capture` did not start capturing within 10 s");
-        // curl on the LAN host, about once a second: "CODE BYTES" a line.
+        // One curl on the LAN host scraping once a second on a kept-alive
+        // connection, as a Prometheus server would (a process per scrape
+        // cost the machine several % of a CPU: the client's, not sluice's):
+        // "CODE BYTES" a line on stderr, to the log; the bodies to /dev/null.
+        // The query string numbers the scrapes; /metrics ignores it.
         const std::string url = std::string("http://") + cluster::kFw0Lan4 + ":" + kMetricsPort + "/metrics";
-        const std::string script =
-            "trap 'kill $c 2>/dev/null; exit 0' TERM INT\n"
-            "while :; do\n"
-            "  curl -s -o " + lab.tmp() + "/scrape-" + n + ".txt --max-time 2 -w '%{http_code} %{size_download}\\n' " +
-            url + " & c=$!; wait $c\n"
-            "  sleep 1 & c=$!; wait $c\n"
-            "done\n";
-        auto sc = lab.start("lan", {"sh", "-c", script}, "scraper-" + n, cpu);
+        auto sc = lab.start("lan",
+                            {"curl", "-s", "--rate", "1/s", "--max-time", "2", "-o", "/dev/null", "-w",
+                             "%{stderr}%{http_code} %{size_download}\n", url + "?scrape=[1-100000000]"},
+                            "scraper-" + n, cpu);
         if (!sc) return sc.error();
         scraper = *sc;
         auto first = wait_until(10, [&]() -> Result<bool> {
@@ -238,10 +280,38 @@ struct Bench {
         return {};
     }
 
+    // Stops the scraper and the capture (when they run); the packets the
+    // capture's summary says it wrote, nullopt when none ran.
+    Result<std::optional<uint64_t>> stop_observers() {
+        if (scraper) {
+            if (auto s = lab.stop(*scraper); !s) return s.error();
+            scraper.reset();
+        }
+        if (!capture) return std::optional<uint64_t>();
+        if (auto s = lab.stop(*capture); !s) return s.error();
+        auto n = parse_capture_summary(read_text(capture->log_path));
+        capture.reset();
+        if (!n) return n.error();
+        return std::optional<uint64_t>(*n);
+    }
+
     // The daemon's CPU time so far (user + system), seconds.
     Result<double> daemon_cpu() const {
         if (!fw.pid()) return make_error("sluice is not running");
         return parse_process_cpu_seconds(read_text("/proc/" + std::to_string(fw.pid()) + "/stat"), user_hz);
+    }
+
+    // on's observers' CPU time so far (the capture and the scraper, user +
+    // system), seconds; 0 when they do not run.
+    Result<double> observers_cpu() const {
+        double total = 0;
+        for (const auto* p : {&capture, &scraper}) {
+            if (!*p) continue;
+            auto s = parse_process_cpu_seconds(read_text("/proc/" + std::to_string((*p)->pid) + "/stat"), user_hz);
+            if (!s) return s.error();
+            total += *s;
+        }
+        return total;
     }
 
     ScrapeLog scrapes() const {
@@ -325,59 +395,99 @@ struct Bench {
         return e;
     }
 
-    // The denied probe, then the observers and sluice stop.
-    Status stop_config(const std::string& config, const std::string& part, int pass) {
-        const std::string what = config + " after " + part + " pass " + std::to_string(pass);
+    // `datagrams` UDP datagrams from the LAN host to a port no policy
+    // permits, and what they moved: drop-policy-default, the deny lines
+    // (waited for when `config` logs), flow-log-event. `delta` gets every
+    // counter's move from before the probe to after it.
+    Result<ProbeEvidence> probe(const std::string& config, int datagrams, Counters* delta) {
         auto stats0 = fw.stats();
         if (!stats0) return stats0.error();
         const FlowLogCounts log0 = count_flow_log_files(flow_log_path);
-        std::string script = "for i in $(seq " + std::to_string(kProbeDatagrams) + "); do echo probe > /dev/udp/" +
+        std::string script = "for i in $(seq " + std::to_string(datagrams) + "); do echo probe > /dev/udp/" +
                              cluster::kWanHost4 + "/" + std::to_string(kDeniedPort) + "; done";
-        if (auto s = lab.must("lan", {"bash", "-c", script}); !s) return s;
+        if (auto s = lab.must("lan", {"bash", "-c", script}); !s) return s.error();
         ProbeEvidence p;
         p.config = config;
-        p.sent = kProbeDatagrams;
+        p.sent = static_cast<uint64_t>(datagrams);
         Counters stats1;
         auto seen = wait_until(observe_logs(config) ? 10 : 0.5, [&]() -> Result<bool> {
             auto c = fw.stats();
             if (!c) return c.error();
             stats1 = *c;
             p.deny_lines = (count_flow_log_files(flow_log_path) - log0).deny;
-            return p.deny_lines >= p.sent;
+            return p.deny_lines >= p.sent && counter(counter_delta(*stats0, stats1), "drop-policy-default") >= p.sent;
         });
         if (!seen) return seen.error();
         if (!observe_logs(config))
-            if (auto s = pause(0.5); !s) return s;  // what off would wrongly write has time to show
+            if (auto s = pause(0.3); !s) return s.error();  // what off would wrongly write has time to show
         if (auto c = fw.stats(); c) stats1 = *c;
         p.deny_lines = (count_flow_log_files(flow_log_path) - log0).deny;
-        const Counters d = counter_delta(*stats0, stats1);
-        p.dropped_default = counter(d, "drop-policy-default");
-        p.flow_log_event = counter(d, "flow-log-event");
-        if (scraper) {
-            if (auto s = lab.stop(*scraper); !s) return s;
-            scraper.reset();
-        }
-        if (capture) {
-            if (auto s = lab.stop(*capture); !s) return s;
-            auto n = parse_capture_summary(read_text(capture->log_path));
-            capture.reset();
-            if (!n) return with_context(what, n.error());
-            p.captured = *n;
-        }
-        auto proof = check_probe(p);
+        *delta = counter_delta(*stats0, stats1);
+        p.dropped_default = counter(*delta, "drop-policy-default");
+        p.flow_log_event = counter(*delta, "flow-log-event");
+        return p;
+    }
+
+    // (b): the denied probe, then the observers and sluice stop.
+    Status stop_config(const std::string& config, const std::string& part, int pass) {
+        const std::string what = config + " after " + part + " pass " + std::to_string(pass);
+        Counters delta;
+        auto p = probe(config, kProbeDatagrams, &delta);
+        if (!p) return with_context(what, p.error());
+        auto captured = stop_observers();
+        if (!captured) return with_context(what, captured.error());
+        p->captured = *captured;
+        auto proof = check_probe(*p);
         if (!proof) return with_context(what, proof.error());
         run.results->add({{"part", "probe"},
                           {"after", part},
                           {"pass", pass},
                           {"config", config},
-                          {"sent", p.sent},
-                          {"drop_policy_default", p.dropped_default},
-                          {"deny_lines", p.deny_lines},
-                          {"captured", p.captured ? nlohmann::json(*p.captured) : nlohmann::json()},
+                          {"sent", p->sent},
+                          {"drop_policy_default", p->dropped_default},
+                          {"deny_lines", p->deny_lines},
+                          {"captured", p->captured ? nlohmann::json(*p->captured) : nlohmann::json()},
                           {"in_path", *proof}});
         run.out() << "pass " << pass << " " << config << " probe: " << *proof << "\n";
         if (auto s = fw.stop(); !s) return s;
         remove_flow_logs(flow_log_path);
+        return {};
+    }
+
+    // (a): `config` in force in the running sluice, with on's observers
+    // when it has them and none otherwise. sluice starts with the pass's
+    // first configuration; after that the file it runs is rewritten and
+    // `sluice reload` applies it (the sessions, the maps and the programs
+    // stay). The observers stop before a reload takes the metrics listener
+    // away and start after one brought it.
+    Status switch_to(const std::string& config, const std::string& what) {
+        auto path = lab.write_file("sluice-running.yaml", read_text(config_paths.at(config)));
+        if (!path) return path.error();
+        if (!fw.running()) {
+            if (auto s = verify_no_pipeline(lab, "fw", kFirewallInterfaces); !s) return with_context(what, s.error());
+            remove_flow_logs(flow_log_path);
+            if (auto s = fw.start(*path, kDaemonCpu); !s) return s;
+        } else {
+            if (capture && !observe_scrapes_and_captures(config))
+                if (auto s = end_capture_stint(what); !s) return s;
+            auto r = fw.reload();
+            if (!r) return with_context(what + ": sluice reload", r.error());
+        }
+        if (observe_scrapes_and_captures(config) && !capture) {
+            if (auto s = start_observers(kDaemonCpu); !s) return with_context(what, s.error());
+            stint_probes = 0;
+        }
+        return prove_attached(what);
+    }
+
+    // Stops on's observers; the capture must have caught every probe of
+    // its windows.
+    Status end_capture_stint(const std::string& what) {
+        auto captured = stop_observers();
+        if (!captured) return with_context(what, captured.error());
+        if (*captured)
+            if (auto s = check_capture_stint(**captured, stint_probes); !s) return with_context(what, s.error());
+        stint_probes = 0;
         return {};
     }
 
@@ -397,29 +507,22 @@ struct Bench {
         return r;
     }
 
-    // One window of (a) at `target` packets/s (0: unlimited); false when
-    // the fixed rate was not held (recorded as discarded, to be measured
-    // again).
-    Result<bool> established_window(int pass, const std::string& config, uint64_t target, PacketSink& sink) {
+    // One window of (a) at `target` packets/s (0: unlimited) with `config`
+    // in force, then its proof (check_window). A fixed-rate window whose
+    // rate was not held is recorded as discarded and has no pair.
+    Status established_window(int pass, int cycle, const std::string& config, uint64_t target, PacketSink& sink,
+                              TrafgenFlood& flood) {
         const std::string rate_name = target ? "fixed" : "unlimited";
-        const std::string what = "established " + config + (target ? " at " + std::to_string(target) + " pps" : " unlimited") +
-                                 " pass " + std::to_string(pass);
-        if (auto s = prove_attached(what); !s) return s.error();
+        const std::string what = "established " + config +
+                                 (target ? " at " + std::to_string(target) + " pps" : " unlimited") + " pass " +
+                                 std::to_string(pass) + " cycle " + std::to_string(cycle);
         auto stats0 = fw.stats();
         if (!stats0) return stats0.error();
-        auto flood = TrafgenFlood::start(lab.ns("lan"), "eth0", trafgen_config, lab.tmp() + "/trafgen.log", target);
-        if (!flood) return flood.error();
-        if (auto s = pause(kWarmupSeconds); !s) return s.error();
-        // Unlimited: sluice's BPF run time per packet too, the kernel's own
-        // count (it costs two clock reads per run, in both configurations
-        // alike; the fixed-rate window, the goal's, runs without it).
-        std::unique_ptr<BpfRunTimeStats> bpf_stats;
+        // Unlimited: sluice's BPF run time per packet too (BPF_ENABLE_STATS is
+        // held for the whole unlimited phase, in every configuration alike).
         uint32_t prog_id = 0;
         ProgRunStats prog0, prog1;
         if (!target) {
-            auto enabled = BpfRunTimeStats::enable();
-            if (!enabled) return with_context(what, enabled.error());
-            bpf_stats = std::move(*enabled);
             auto id = entry_prog_id();
             if (!id) return with_context(what, id.error());
             prog_id = *id;
@@ -433,30 +536,24 @@ struct Bench {
         const ScrapeLog scrapes0 = scrapes();
         auto daemon0 = daemon_cpu();
         if (!daemon0) return daemon0.error();
-        if (auto s = pause(seconds); !s) return s.error();
+        auto observers0 = observers_cpu();
+        if (!observers0) return observers0.error();
+        if (auto s = pause(seconds); !s) return s;
         auto after = reading(sink, &sink1);
         if (!after) return after.error();
         const ScrapeLog scrapes1 = scrapes();
         auto daemon1 = daemon_cpu();
         if (!daemon1) return daemon1.error();
-        if (bpf_stats) {
+        auto observers1 = observers_cpu();
+        if (!observers1) return observers1.error();
+        if (!target) {
             auto p = prog_stats(prog_id);
             if (!p) return with_context(what, p.error());
             prog1 = *p;
-            bpf_stats.reset();
         }
-        // The capture, read while the traffic still runs.
-        const bool capture_running = capture && lab.running(*capture);
-        auto cfg = capture_cfg();
-        if (!cfg) return with_context(what, cfg.error());
-        const bool ran_through = (*flood)->running();
-        const std::string trafgen_log = (*flood)->log();
-        if (auto s = (*flood)->stop(); !s) return s.error();
-        if (!ran_through) return make_error(what + ": trafgen stopped early: " + trafgen_log);
-
         auto stats1 = fw.stats();
         if (!stats1) return stats1.error();
-        if (auto s = prove_attached(what + ", after the run"); !s) return s.error();
+        if (!flood.running()) return make_error(what + ": trafgen stopped early: " + flood.log());
         auto w = window_result(*before, *after, user_hz);
         if (!w) return with_context(what, w.error());
         if (auto held = check_rate_held(w->offered_pps, target); !held) {
@@ -464,27 +561,46 @@ struct Bench {
             run.results->add({{"event", "discarded"},
                               {"of", "established"},
                               {"pass", pass},
+                              {"cycle", cycle},
                               {"config", config},
                               {"rate", rate_name},
                               {"offered_pps", w->offered_pps},
                               {"busy_ns_per_packet", w->busy_ns_per_packet},
                               {"reason", held.error().message}});
-            run.out() << "pass " << pass << " " << config << " established " << rate_name << ": "
-                      << held.error().message << " (the machine busy: " << fixed(w->busy_ns_per_packet, 0)
-                      << " busy ns/pkt); measuring it again\n";
-            return false;
+            run.out() << "pass " << pass << " cycle " << cycle << " " << config << " established " << rate_name
+                      << ": " << held.error().message << " (the machine busy: " << fixed(w->busy_ns_per_packet, 0)
+                      << " busy ns/pkt); this window has no pair\n";
+            return {};
         }
         const uint64_t forwarded = counter(*stats1, "forward") - counter(*stats0, "forward");
-        if (auto s = check_forwarded(what + ": sluice's forward counter", forwarded, w->received_packets); !s) return s.error();
+        if (auto s = check_forwarded(what + ": sluice's forward counter", forwarded, w->received_packets); !s) return s;
         const uint64_t bpf_runs = prog1.run_cnt - prog0.run_cnt;
         const double bpf_ns = bpf_runs ? static_cast<double>(prog1.run_time_ns - prog0.run_time_ns) / bpf_runs : 0;
         if (!target && bpf_runs < w->received_packets)
             return make_error(what + ": sluice's entry program (id " + std::to_string(prog_id) + ") ran " +
                               std::to_string(bpf_runs) + " times for " + std::to_string(w->received_packets) +
                               " packets received: they did not all go through it");
-        auto e = observers(config, w->seconds, scrapes_between(scrapes0, scrapes1), false, capture_running, *cfg);
-        if (!e) return with_context(what, e.error());
-        auto proof = check_observers(*e);
+        // The proof, read after the window: the capture and capture_cfg
+        // while the traffic still runs, then the probe.
+        WindowEvidence e;
+        e.config = config;
+        e.seconds = w->seconds;
+        e.scrapes = scrapes_between(scrapes0, scrapes1);
+        e.capture_running = capture && lab.running(*capture);
+        e.capture_pid = capture ? capture->pid : 0;
+        auto cfg = capture_cfg();
+        if (!cfg) return with_context(what, cfg.error());
+        e.capture_cfg = *cfg;
+        Counters probe_delta;
+        auto p = probe(config, kWindowProbeDatagrams, &probe_delta);
+        if (!p) return with_context(what, p.error());
+        e.probe = *p;
+        if (capture) stint_probes += p->sent;
+        const Counters d = counter_delta(*stats0, *stats1);
+        e.flow_log_dropped = counter(d, "flow-log-event-rate-limited") + counter(d, "flow-log-event-ring-full") +
+                             counter(probe_delta, "flow-log-event-rate-limited") +
+                             counter(probe_delta, "flow-log-event-ring-full");
+        auto proof = check_window(e);
         if (!proof) return with_context(what, proof.error());
         const std::string in_path = "sluice " + xdp_mode + " on lan0 and wan0, forward +" + std::to_string(forwarded) +
                                     (target ? "" : ", its entry program ran " + std::to_string(bpf_runs) + " times") +
@@ -492,6 +608,7 @@ struct Bench {
         const uint64_t at_tc = sink1.flow_frames_at_tc - sink0.flow_frames_at_tc;
         run.results->add({{"part", "established"},
                           {"pass", pass},
+                          {"cycle", cycle},
                           {"config", config},
                           {"rate", rate_name},
                           {"target_pps", target},
@@ -511,16 +628,15 @@ struct Bench {
                           {"bpf_ns_per_packet", target ? nlohmann::json() : nlohmann::json(bpf_ns)},
                           {"daemon_cpu_seconds", *daemon1 - *daemon0},
                           {"daemon_cpu_percent", 100 * (*daemon1 - *daemon0) / w->seconds},
-                          {"flow_log_lines", e->log.lines},
-                          {"scrapes_ok", e->scrapes.ok},
+                          {"observers_cpu_percent", 100 * (*observers1 - *observers0) / w->seconds},
+                          {"scrapes_ok", e.scrapes.ok},
                           {"in_path", in_path}});
-        run.out() << "pass " << pass << " " << config << " established " << rate_name << ": received "
-                  << fixed(w->received_pps / 1e6, 3) << " Mpps, loss " << fixed(w->loss_percent, 2) << " %, "
-                  << fixed(w->softirq_ns_per_packet, 0) << " ns softirq/pkt (" << fixed(w->busy_ns_per_packet, 0)
-                  << " busy; daemon " << fixed(100 * (*daemon1 - *daemon0) / w->seconds, 1) << " % of a CPU"
-                  << (target ? std::string() : "; BPF " + fixed(bpf_ns, 1) + " ns/run") << "); "
-                  << in_path << "\n";
-        return true;
+        run.out() << "pass " << pass << " cycle " << cycle << " " << config << " established " << rate_name
+                  << ": received " << fixed(w->received_pps / 1e6, 3) << " Mpps, loss " << fixed(w->loss_percent, 2)
+                  << " %, " << fixed(w->busy_ns_per_packet, 0) << " busy ns/pkt (" << fixed(w->softirq_ns_per_packet, 0)
+                  << " softirq; daemon " << fixed(100 * (*daemon1 - *daemon0) / w->seconds, 1) << " % of a CPU"
+                  << (target ? std::string() : "; BPF " + fixed(bpf_ns, 1) + " ns/run") << "); " << in_path << "\n";
+        return {};
     }
 
     // PacketSink's destructor takes its filters off the WAN host's TC
@@ -528,26 +644,56 @@ struct Bench {
     // would refuse (EEXIST): it goes here, before and after each block.
     void remove_sink_qdisc() { (void)lab.run("wan", {"tc", "qdisc", "del", "dev", "eth0", "clsact"}); }
 
-    Status established(int pass, const std::string& config) {
+    // (a), one pass: one sluice start; the flows at the fixed rate, then
+    // unlimited; in each, `cycles` cycles of one window per configuration
+    // (their order rotating from cycle to cycle), switched by reload. A
+    // window's pair is the off window of its own cycle, a few seconds away:
+    // the host's slow and fast spells on this VM last seconds and move the
+    // CPU time per packet by up to half (docs/benchmarks.md), so
+    // configurations measured in separate sluice starts tens of seconds
+    // apart, as (b) does, differ by those spells more than by what they
+    // measure.
+    Status established(int pass, const std::vector<std::string>& configs) {
+        auto pinned = PinnedToCpu::pin(kDaemonCpu);
+        if (!pinned) return pinned.error();
         // The receiver drops every frame: it is on the WAN host only for (a).
         remove_sink_qdisc();
         auto sink = PacketSink::attach(lab.ns("wan"), "eth0", kFlowPort);
         if (!sink) return sink.error();
         Status result = [&]() -> Status {
-            if (auto s = start_config(config, kDaemonCpu); !s) return s;
             for (uint64_t target : {rate, uint64_t{0}}) {
-                for (int attempt = 1;; ++attempt) {
-                    if (auto s = check_interrupted(); !s) return s;
-                    auto done = established_window(pass, config, target, **sink);
-                    if (!done) return done.error();
-                    if (*done) break;
-                    if (attempt == kRateAttempts)
-                        return make_error("established " + config + " pass " + std::to_string(pass) + ": the fixed rate "
-                                          "was not held in " + std::to_string(kRateAttempts) +
-                                          " windows: the machine is too busy to measure (see the discarded records)");
-                }
+                std::unique_ptr<TrafgenFlood> flood;
+                // Unlimited: the kernel counts BPF run time while this lives.
+                std::unique_ptr<BpfRunTimeStats> bpf_stats;
+                for (int cycle = 1; cycle <= cycles; ++cycle)
+                    for (const auto& config : rotated(configs, pass + cycle - 1)) {
+                        if (auto s = check_interrupted(); !s) return s;
+                        const std::string what = "established " + config + " pass " + std::to_string(pass) +
+                                                 " cycle " + std::to_string(cycle);
+                        if (auto s = switch_to(config, what); !s) return s;
+                        if (!flood) {
+                            auto f = TrafgenFlood::start(lab.ns("lan"), "eth0", trafgen_config,
+                                                         lab.tmp() + "/trafgen.log", target);
+                            if (!f) return f.error();
+                            flood = std::move(*f);
+                            if (auto s = pause(kWarmupSeconds); !s) return s;  // every flow's session opened
+                            if (!target) {
+                                auto enabled = BpfRunTimeStats::enable();
+                                if (!enabled) return with_context(what, enabled.error());
+                                bpf_stats = std::move(*enabled);
+                            }
+                        }
+                        if (auto s = pause(kSettleSeconds); !s) return s;
+                        if (auto s = established_window(pass, cycle, config, target, **sink, *flood); !s) return s;
+                    }
+                if (flood)
+                    if (auto s = flood->stop(); !s) return s;
             }
-            return stop_config(config, "established", pass);
+            if (capture)
+                if (auto s = end_capture_stint("established pass " + std::to_string(pass)); !s) return s;
+            if (auto s = fw.stop(); !s) return s;
+            remove_flow_logs(flow_log_path);
+            return {};
         }();
         sink->reset();
         remove_sink_qdisc();
@@ -635,7 +781,8 @@ Status run_observe(BenchRun& run, const Options& o) {
     if (o.skip_established && o.skip_connections && o.skip_datapath)
         return make_error("--skip-established, --skip-connections and --skip-datapath: nothing to measure");
     const int passes = o.passes ? o.passes : run.quick ? 1 : 10;
-    const double seconds = o.seconds > 0 ? o.seconds : run.quick ? 2 : 10;
+    const double seconds = o.seconds > 0 ? o.seconds : run.quick ? 1 : 3;
+    const int cycles = o.cycles ? o.cycles : run.quick ? 2 : 5;
     const double conn_seconds = o.conn_seconds > 0 ? o.conn_seconds : run.quick ? 2 : 10;
     const long user_hz = sysconf(_SC_CLK_TCK);
     std::string connrate;
@@ -687,7 +834,7 @@ Status run_observe(BenchRun& run, const Options& o) {
 
     SluiceFirewall fw(lab);
     Bench bench{run, lab, fw, o.xdp_mode, {}, lab.tmp() + "/flows.jsonl", *trafgen_config, connrate, o.rate,
-                seconds, conn_seconds, o.conn_concurrency, user_hz, 0, 0, std::nullopt, std::nullopt};
+                seconds, conn_seconds, cycles, o.conn_concurrency, user_hz, 0, 0, std::nullopt, std::nullopt, 0};
     ObserveSluiceSpec sluice_spec;
     sluice_spec.xdp_mode = o.xdp_mode;
     sluice_spec.flow_log_path = bench.flow_log_path;
@@ -722,6 +869,8 @@ Status run_observe(BenchRun& run, const Options& o) {
     run.results->add({{"event", "setup"},
                       {"passes", passes},
                       {"seconds", seconds},
+                      {"cycles", cycles},
+                      {"settle_seconds", kSettleSeconds},
                       {"rate_pps", o.rate},
                       {"configs", *configs},
                       {"xdp_mode", o.xdp_mode},
@@ -746,7 +895,8 @@ Status run_observe(BenchRun& run, const Options& o) {
     run.out() << "== observability cost: " << passes << " pass(es) x " << configs->size() << " configurations; "
               << (o.skip_established ? std::string()
                                      : "(a) " + std::to_string(spec.flows) + " UDP flows at " + std::to_string(o.rate) +
-                                           " pps and unlimited, " + num(seconds) + " s windows; ")
+                                           " pps and unlimited, " + std::to_string(cycles) + " cycles of " +
+                                           num(seconds) + " s windows per pass, configurations switched by reload; ")
               << (o.skip_connections ? std::string() : "(b) new TCP connections, " + num(conn_seconds) + " s per run; ")
               << (o.skip_datapath ? std::string() : "(c) the datapath, " + std::to_string(datapath.passes) + " passes")
               << "\n";
@@ -765,10 +915,7 @@ Status run_observe(BenchRun& run, const Options& o) {
             run.results->add({{"event", "quiet"}, {"pass", pass}, {"busy_percent", *q}});
         }
         if (!o.skip_established)
-            for (const auto& config : rotated(*configs, pass)) {
-                if (auto s = check_interrupted(); !s) return s;
-                if (auto s = bench.established(pass, config); !s) return s;
-            }
+            if (auto s = bench.established(pass, *configs); !s) return s;
         if (!o.skip_connections)
             for (const auto& config : rotated(*configs, pass)) {
                 if (auto s = check_interrupted(); !s) return s;
@@ -793,7 +940,10 @@ Benchmark observe_benchmark() {
         app.add_option("--passes", o->passes,
                        "passes (default 10, --quick 1); each measures every configuration, rotating which goes first")
             ->check(positive_number());
-        app.add_option("--time", o->seconds, "seconds per window of (a) (default 10, --quick 2)")
+        app.add_option("--time", o->seconds, "seconds per window of (a) (default 3, --quick 1)")
+            ->check(positive_number());
+        app.add_option("--cycles", o->cycles,
+                       "(a): cycles per pass at each rate, one window per configuration each (default 5, --quick 2)")
             ->check(positive_number());
         app.add_option("--conn-time", o->conn_seconds, "seconds counted per run of (b) (default 10, --quick 2)")
             ->check(positive_number());

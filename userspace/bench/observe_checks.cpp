@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "bench/name_list.h"
+#include "bench/report.h"
 
 namespace sluice::bench {
 
@@ -245,6 +246,29 @@ std::string n(uint64_t v) {
     return std::to_string(v);
 }
 
+// on's observers in the path over a window of `seconds`: every scrape
+// answered 200 (at least one per two seconds), the capture process alive
+// with capture_cfg enabled and owned by it.
+Result<std::string> scrapes_and_capture_in_path(const std::string& what, double seconds, const ScrapeLog& scrapes,
+                                                bool capture_running, int capture_pid,
+                                                const std::optional<CaptureCfg>& cfg) {
+    const uint64_t need = std::max<uint64_t>(1, static_cast<uint64_t>(std::floor(seconds / 2)));
+    if (scrapes.failed)
+        return make_error(what + ": " + n(scrapes.failed) + " scrape(s) of /metrics failed during the window (" +
+                          scrapes.first_failure + ")");
+    if (scrapes.ok < need)
+        return make_error(what + ": " + n(scrapes.ok) + " scrape(s) of /metrics answered 200 during the " +
+                          fixed(seconds, 1) + " s window, " + n(need) + " at least expected");
+    if (!capture_running) return make_error(what + ": the capture process is not running");
+    if (!cfg) return make_error(what + ": capture_cfg was not read");
+    if (!cfg->enabled) return make_error(what + ": the capture runs but capture_cfg is not enabled");
+    if (capture_pid > 0 && cfg->owner_pid != static_cast<uint32_t>(capture_pid))
+        return make_error(what + ": capture_cfg is owned by pid " + n(cfg->owner_pid) +
+                          ", not by the capture this benchmark started (pid " + std::to_string(capture_pid) + ")");
+    return n(scrapes.ok) + " scrapes HTTP 200, capture pid " + std::to_string(capture_pid) +
+           " running with capture_cfg enabled";
+}
+
 }  // namespace
 
 Result<std::string> check_observers(const ObserverEvidence& e) {
@@ -282,21 +306,10 @@ Result<std::string> check_observers(const ObserverEvidence& e) {
         if (capture_on) return make_error(what + ": capture_cfg is enabled, but no capture runs in this configuration");
         return summary + ", capture off";
     }
-    const uint64_t need = std::max<uint64_t>(1, static_cast<uint64_t>(std::floor(e.seconds / 2)));
-    if (e.scrapes.failed)
-        return make_error(what + ": " + n(e.scrapes.failed) + " scrape(s) of /metrics failed during the window (" +
-                          e.scrapes.first_failure + ")");
-    if (e.scrapes.ok < need)
-        return make_error(what + ": " + n(e.scrapes.ok) + " scrape(s) of /metrics answered 200 during the " +
-                          std::to_string(e.seconds) + " s window, " + n(need) + " at least expected");
-    if (!e.capture_running) return make_error(what + ": the capture process is not running");
-    if (!e.capture_cfg) return make_error(what + ": capture_cfg was not read");
-    if (!e.capture_cfg->enabled) return make_error(what + ": the capture runs but capture_cfg is not enabled");
-    if (e.capture_pid > 0 && e.capture_cfg->owner_pid != static_cast<uint32_t>(e.capture_pid))
-        return make_error(what + ": capture_cfg is owned by pid " + n(e.capture_cfg->owner_pid) +
-                          ", not by the capture this benchmark started (pid " + std::to_string(e.capture_pid) + ")");
-    return summary + ", " + n(e.scrapes.ok) + " scrapes HTTP 200, capture pid " + std::to_string(e.capture_pid) +
-           " running with capture_cfg enabled";
+    auto observers = scrapes_and_capture_in_path(what, e.seconds, e.scrapes, e.capture_running, e.capture_pid,
+                                                 e.capture_cfg);
+    if (!observers) return observers.error();
+    return summary + ", " + *observers;
 }
 
 Result<std::string> check_probe(const ProbeEvidence& e) {
@@ -321,6 +334,45 @@ Result<std::string> check_probe(const ProbeEvidence& e) {
         return make_error(what + ": the capture wrote " + n(*e.captured) + " packets for " + n(e.sent) +
                           " denied datagrams");
     return summary + ", captured " + n(*e.captured);
+}
+
+Result<std::string> check_window(const WindowEvidence& e) {
+    const std::string what = "the window of configuration " + e.config;
+    const ProbeEvidence& p = e.probe;
+    if (p.sent == 0) return make_error(what + ": no probe was sent after it");
+    if (p.dropped_default < p.sent)
+        return make_error(what + ": drop-policy-default moved by " + n(p.dropped_default) + " for the " + n(p.sent) +
+                          " denied datagram(s) sent after it: they did not reach the default action");
+    const bool capture_on = e.capture_cfg && e.capture_cfg->enabled;
+    std::string summary = n(p.sent) + " denied datagram(s) after it: drop-policy-default +" + n(p.dropped_default);
+    if (!observe_logs(e.config)) {
+        if (p.deny_lines || p.flow_log_event)
+            return make_error(what + ": " + n(p.deny_lines) + " deny line(s), flow-log-event +" +
+                              n(p.flow_log_event) + " in a configuration that logs nothing: another config is in force");
+        if (capture_on) return make_error(what + ": capture_cfg is enabled, but no capture runs in this configuration");
+        return summary + ", no deny line, capture off";
+    }
+    if (p.deny_lines < p.sent)
+        return make_error(what + ": " + n(p.deny_lines) + " deny line(s) for " + n(p.sent) +
+                          " denied datagram(s): the flow log is not in force");
+    if (e.flow_log_dropped)
+        return make_error(what + ": " + n(e.flow_log_dropped) + " flow events were dropped (rate limit, ring full)");
+    summary += ", " + n(p.deny_lines) + " deny line(s)";
+    if (!observe_scrapes_and_captures(e.config)) {
+        if (capture_on) return make_error(what + ": capture_cfg is enabled, but no capture runs in this configuration");
+        return summary + ", capture off";
+    }
+    auto observers = scrapes_and_capture_in_path(what, e.seconds, e.scrapes, e.capture_running, e.capture_pid,
+                                                 e.capture_cfg);
+    if (!observers) return observers.error();
+    return summary + ", " + *observers;
+}
+
+Status check_capture_stint(uint64_t captured, uint64_t probes) {
+    if (captured < probes)
+        return make_error("the capture wrote " + n(captured) + " packet(s) for the " + n(probes) +
+                          " denied datagram(s) sent while it ran: it did not see every drop");
+    return {};
 }
 
 }  // namespace sluice::bench

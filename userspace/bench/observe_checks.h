@@ -144,4 +144,29 @@ struct ProbeEvidence {
 };
 Result<std::string> check_probe(const ProbeEvidence& e);
 
+// One window of (a), where the configurations take turns in one running
+// sluice (`sluice reload` switches them, the observers of `on` are started
+// and stopped around its windows): what proves the window's configuration
+// was the one in force. The probe is sent after the window (its captured
+// count is checked when the capture stops, see check_capture_stint).
+struct WindowEvidence {
+    std::string config;
+    double seconds = 0;           // the window
+    ProbeEvidence probe;          // the denied datagrams sent after it
+    uint64_t flow_log_dropped = 0;  // rate-limited + ring-full over the window and the probe
+    ScrapeLog scrapes;            // during the window
+    bool capture_running = false;
+    int capture_pid = 0;
+    std::optional<CaptureCfg> capture_cfg;  // read after the window
+};
+// Ok with a one-line summary when the probe reached the default action and
+// was logged as the configuration logs (off: no line, no event; log and on:
+// a deny line per datagram, nothing dropped), and capture_cfg and the
+// scrapes are as the configuration has them (on: check_observers' scrape
+// and capture conditions; off and log: capture_cfg not enabled).
+Result<std::string> check_window(const WindowEvidence& e);
+// A run of `on` windows ends by stopping its capture: it must have written
+// at least the `probes` datagrams sent meanwhile.
+Status check_capture_stint(uint64_t captured, uint64_t probes);
+
 }  // namespace sluice::bench

@@ -26,9 +26,26 @@ std::vector<std::string> configs_of(const json& setup, const std::vector<json>& 
     return out;
 }
 
+// (a): record[field] by window, keyed pass * kCycleKey + cycle, so that
+// ratios_by_pass() pairs each window with the one of its own cycle.
+constexpr int kCycleKey = 1000;
+
 std::map<int, double> established(const std::vector<json>& records, const std::string& config,
                                   const std::string& rate, const std::string& field) {
-    return by_pass(records, {{"part", "established"}, {"config", config}, {"rate", rate}}, field);
+    std::map<int, double> out;
+    for (const auto& r : select(records, {{"part", "established"}, {"config", config}, {"rate", rate}}))
+        if (r.contains(field) && r[field].is_number() && r.contains("pass"))
+            out[r["pass"].get<int>() * kCycleKey + r.value("cycle", 0)] = r[field].get<double>();
+    return out;
+}
+
+// The median of each pass's windows (keys as established() makes them).
+std::map<int, double> pass_medians(const std::map<int, double>& by_window) {
+    std::map<int, std::vector<double>> grouped;
+    for (const auto& [key, v] : by_window) grouped[key / kCycleKey].push_back(v);
+    std::map<int, double> out;
+    for (const auto& [pass, v] : grouped) out[pass] = spread_of(v)->median;
+    return out;
 }
 
 std::map<int, double> connections(const std::vector<json>& records, const std::string& config,
@@ -62,7 +79,8 @@ std::string established_table(const std::vector<json>& records, const std::vecto
     if (unlimited)
         header.insert(header.end(), {"received / off", "sluice BPF ns/pkt (run time)", "off BPF / this BPF"});
     else
-        header.insert(header.end(), {"busy ns/pkt (all CPU time)", "off busy / this busy", "daemon CPU %"});
+        header.insert(header.end(), {"busy ns/pkt (all CPU time)", "off busy / this busy", "daemon CPU %",
+                                     "capture + scraper CPU %"});
     MarkdownTable t(header);
     const auto off_cpu = established(records, "off", rate, "softirq_ns_per_packet");
     const auto off_busy = established(records, "off", rate, "busy_ns_per_packet");
@@ -89,6 +107,9 @@ std::string established_table(const std::vector<json>& records, const std::vecto
             row.push_back(format_spread(values(busy), 0));
             row.push_back(format_spread(values(ratios_by_pass(off_busy, busy)), 3));
             row.push_back(format_spread(values(established(records, config, rate, "daemon_cpu_percent")), 1));
+            row.push_back(observe_scrapes_and_captures(config)
+                              ? format_spread(values(established(records, config, rate, "observers_cpu_percent")), 1)
+                              : "-");
         }
         t.row(row);
     }
@@ -148,10 +169,12 @@ std::vector<ObserveGoal> observe_goals(const std::vector<json>& records) {
         ObserveGoal e;
         e.config = config;
         e.measure = "established";
-        e.label = "established packets at the fixed rate: off CPU ns/pkt / " + config + " CPU ns/pkt";
+        e.label = "established packets at the fixed rate: off softirq ns/pkt / " + config +
+                  " softirq ns/pkt (the path's work per packet), windows paired within a cycle, the median of each "
+                  "pass's cycles";
         e.goal = kEstablishedGoal;
-        e.per_pass = ratios_by_pass(established(records, "off", "fixed", "softirq_ns_per_packet"),
-                                    established(records, config, "fixed", "softirq_ns_per_packet"));
+        e.per_pass = pass_medians(ratios_by_pass(established(records, "off", "fixed", "softirq_ns_per_packet"),
+                                                 established(records, config, "fixed", "softirq_ns_per_packet")));
         finish(std::move(e));
         ObserveGoal c;
         c.config = config;
@@ -217,8 +240,11 @@ std::string observe_report(const std::vector<json>& records) {
     if (!fixed_table.empty()) {
         out << "(a) Established UDP flows (" << setup.value("flows", 0) << " flows of "
             << setup.value("frame_bytes", 60) + 4 << "-byte frames, LAN host → WAN host), at "
-            << setup.value("rate_pps", uint64_t{0}) << " packets/s offered, " << setup.value("seconds", 0.0)
-            << " s windows:\n\n"
+            << setup.value("rate_pps", uint64_t{0}) << " packets/s offered; one sluice start per pass, the "
+            << "configurations switched by `sluice reload`, " << setup.value("cycles", 0) << " cycles per pass of one "
+            << setup.value("seconds", 0.0) << " s window per configuration (each after "
+            << setup.value("settle_seconds", 0.0) << " s to settle). Cells over every window; ratios over the "
+            << "windows paired with off's window of the same cycle:\n\n"
             << fixed_table << "\n";
         const std::string unlimited = established_table(records, configs, "unlimited");
         if (!unlimited.empty())
@@ -255,11 +281,11 @@ std::string observe_report(const std::vector<json>& records) {
             << format_spread(gates, 1) << " % busy over 5 s.\n";
     const auto discarded = select(records, {{"event", "discarded"}});
     if (!discarded.empty()) {
-        out << "\nFixed-rate windows measured again because the rate was not held (trafgen fell behind on a busy "
-               "machine):\n\n";
+        out << "\nFixed-rate windows left out because the rate was not held (trafgen fell behind on a busy "
+               "machine; such a window, and its pair, count in no cell):\n\n";
         for (const auto& d : discarded)
-            out << "- " << d.value("config", std::string("?")) << " pass " << d.value("pass", 0) << ": "
-                << d.value("reason", std::string("?")) << "\n";
+            out << "- " << d.value("config", std::string("?")) << " pass " << d.value("pass", 0) << " cycle "
+                << d.value("cycle", 0) << ": " << d.value("reason", std::string("?")) << "\n";
     }
 
     std::string paths;
@@ -267,6 +293,7 @@ std::string observe_report(const std::vector<json>& records) {
         if (!r.contains("in_path") || !r.contains("config")) continue;
         std::string what = r.value("part", std::string("?"));
         if (r.contains("rate")) what += " " + r["rate"].get<std::string>();
+        if (r.contains("cycle")) what += " cycle " + std::to_string(r.value("cycle", 0));
         if (r.contains("after")) what += " after " + r["after"].get<std::string>();
         paths += r["config"].get<std::string>() + " " + what + " pass " + std::to_string(r.value("pass", 0)) + ": " +
                  r["in_path"].get<std::string>() + "\n";
