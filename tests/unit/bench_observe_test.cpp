@@ -482,7 +482,7 @@ TEST(BenchObserveReport, RatiosPerPassAgainstOff) {
 
 TEST(BenchObserveReport, GoalsFromThePerPassRatios) {
     auto goals = observe_goals(synthetic_records());
-    ASSERT_EQ(goals.size(), 2u) << "on only: log was not measured";
+    ASSERT_EQ(goals.size(), 3u) << "on only (log was not measured), and the control";
     const auto& e = goals[0];
     EXPECT_EQ(e.config, "on");
     EXPECT_EQ(e.measure, "established");
@@ -500,6 +500,15 @@ TEST(BenchObserveReport, GoalsFromThePerPassRatios) {
     EXPECT_NEAR(c.spread->median, 0.90, 1e-9);
     EXPECT_EQ(c.passes_met, 1);
     EXPECT_TRUE(c.met) << "the median reaches the goal";
+    // The control: off over off of the next cycle. Pass 1: 3000/4500 and
+    // 4500/3000 (the slow spell both ways) -> median 1.083; pass 2 has no
+    // two off windows.
+    const auto& a = goals[2];
+    EXPECT_EQ(a.no_goal, "— (control)");
+    EXPECT_EQ(e.no_goal, "— (end to end: against the control)") << "(c) holds the established goal";
+    EXPECT_EQ(a.measure, "established control");
+    ASSERT_EQ(a.per_pass.size(), 1u);
+    EXPECT_NEAR(a.per_pass.at(1), (3000.0 / 4500.0 + 4500.0 / 3000.0) / 2, 1e-9);
 }
 
 // Part (c): sluice_xdp_cost --observability's records, as the harness adds them.
@@ -521,21 +530,21 @@ TEST(BenchObserveReport, DatapathGoalsPerFamily) {
     records.push_back(datapath_record(1, "tc_established_v4", 50, 50));
     records.push_back({{"bench", "observe"}, {"part", "datapath_summary"}, {"summary_markdown", "TABLE-OF-C\n"}});
     auto goals = observe_goals(records);
-    ASSERT_EQ(goals.size(), 5u);
-    const auto& v4 = goals[2];
+    ASSERT_EQ(goals.size(), 6u);
+    const auto& v4 = goals[3];
     EXPECT_EQ(v4.measure, "datapath established_v4");
     EXPECT_DOUBLE_EQ(v4.goal, 0.97);
     EXPECT_DOUBLE_EQ(v4.per_pass.at(1), 1.0);
     EXPECT_NEAR(v4.per_pass.at(2), 61.0 / 60.0, 1e-9) << "off ns / on ns: above 1 when on ran faster";
     EXPECT_TRUE(v4.met);
-    const auto& v6 = goals[3];
+    const auto& v6 = goals[4];
     EXPECT_NEAR(v6.per_pass.at(1), 70.0 / 75.0, 1e-9);
     EXPECT_NEAR(v6.spread->median, (70.0 / 75.0 + 70.0 / 71.0) / 2, 1e-9);
     EXPECT_EQ(v6.passes_met, 1);
     EXPECT_FALSE(v6.met) << "median 0.960 is below 0.97";
     auto text = observe_benchmark().report(records);
-    EXPECT_EQ(goals[4].measure, "datapath tc_established_v4");
-    EXPECT_DOUBLE_EQ(goals[4].per_pass.at(1), 1.0);
+    EXPECT_EQ(goals[5].measure, "datapath tc_established_v4");
+    EXPECT_DOUBLE_EQ(goals[5].per_pass.at(1), 1.0);
     EXPECT_NE(text.find("| on | established packets in the datapath (BPF_PROG_TEST_RUN, XDP build), IPv6: off ns/pkt / "
                         "flow log + capture ns/pkt | ≥ 0.97 | 0.960 (0.933–0.986) | 1 of 2 | no |"),
               std::string::npos)
@@ -553,14 +562,19 @@ TEST(BenchObserveReport, TablesFromTheRecordsAlone) {
         << text;
     EXPECT_NE(text.find("| on | established packets at the fixed rate: off softirq ns/pkt / on softirq ns/pkt (the "
                         "path's work per packet), windows paired within a cycle, the median of each pass's cycles | "
-                        "≥ 0.97 | "
-                        "0.955 (0.909–1.000) | 1 of 2 | no |"),
+                        "— (end to end: against the control) | "
+                        "0.955 (0.909–1.000) | — | — |"),
               std::string::npos)
         << text;
     EXPECT_NE(text.find("| on | new connections per second: on / off | ≥ 0.90 | 0.900 (0.850–0.950) | 1 of 2 | yes |"),
               std::string::npos)
         << text;
     EXPECT_NE(text.find("- on, established: 1: 1.000, 2: 0.909"), std::string::npos) << text;
+    EXPECT_NE(text.find("| off | control, the same measurement with nothing different: off softirq ns/pkt / off softirq "
+                        "ns/pkt of the next cycle, the median of each pass's cycles | — (control) | 1.083 (1.083–1.083) "
+                        "| — | — |"),
+              std::string::npos)
+        << text;
     // Cells over every window; ratios over the four pairs: 0.968, 1.000, 1.000, 0.909.
     EXPECT_NE(text.find("| off (no log, no metrics, no capture) | 0.150 (0.150–0.150) | 0.150 (0.150–0.150) | "
                         "0.00 (0.00–0.00) | 1000 (1000–1500) | 1.000 (1.000–1.000) | 3000 (3000–4500) | "
