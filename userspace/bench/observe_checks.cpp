@@ -269,6 +269,22 @@ Result<std::string> scrapes_and_capture_in_path(const std::string& what, double 
            " running with capture_cfg enabled";
 }
 
+// The end of a proof for a configuration that logs: off's capture and
+// scraper absent (capture_cfg not enabled), or on's in the path. Evidence:
+// ObserverEvidence or WindowEvidence (config, seconds, scrapes, capture_*).
+template <typename Evidence>
+Result<std::string> with_observers(const std::string& what, const Evidence& e, const std::string& summary) {
+    if (!observe_scrapes_and_captures(e.config)) {
+        if (e.capture_cfg && e.capture_cfg->enabled)
+            return make_error(what + ": capture_cfg is enabled, but no capture runs in this configuration");
+        return summary + ", capture off";
+    }
+    auto observers = scrapes_and_capture_in_path(what, e.seconds, e.scrapes, e.capture_running, e.capture_pid,
+                                                 e.capture_cfg);
+    if (!observers) return observers.error();
+    return summary + ", " + *observers;
+}
+
 }  // namespace
 
 Result<std::string> check_observers(const ObserverEvidence& e) {
@@ -302,14 +318,7 @@ Result<std::string> check_observers(const ObserverEvidence& e) {
     std::string summary = "flow log " + n(e.log.open) + " open / " + n(e.log.close) + " close / " + n(e.log.deny) +
                           " deny lines for " + n(e.sessions_created) + " sessions (flow-log-event +" +
                           n(e.flow_log_event) + ", 0 dropped)";
-    if (!observe_scrapes_and_captures(e.config)) {
-        if (capture_on) return make_error(what + ": capture_cfg is enabled, but no capture runs in this configuration");
-        return summary + ", capture off";
-    }
-    auto observers = scrapes_and_capture_in_path(what, e.seconds, e.scrapes, e.capture_running, e.capture_pid,
-                                                 e.capture_cfg);
-    if (!observers) return observers.error();
-    return summary + ", " + *observers;
+    return with_observers(what, e, summary);
 }
 
 Result<std::string> check_probe(const ProbeEvidence& e) {
@@ -358,14 +367,7 @@ Result<std::string> check_window(const WindowEvidence& e) {
     if (e.flow_log_dropped)
         return make_error(what + ": " + n(e.flow_log_dropped) + " flow events were dropped (rate limit, ring full)");
     summary += ", " + n(p.deny_lines) + " deny line(s)";
-    if (!observe_scrapes_and_captures(e.config)) {
-        if (capture_on) return make_error(what + ": capture_cfg is enabled, but no capture runs in this configuration");
-        return summary + ", capture off";
-    }
-    auto observers = scrapes_and_capture_in_path(what, e.seconds, e.scrapes, e.capture_running, e.capture_pid,
-                                                 e.capture_cfg);
-    if (!observers) return observers.error();
-    return summary + ", " + *observers;
+    return with_observers(what, e, summary);
 }
 
 Status check_capture_stint(uint64_t captured, uint64_t probes) {
