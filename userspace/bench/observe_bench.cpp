@@ -71,7 +71,7 @@ using Clock = std::chrono::steady_clock;
 // 0 = not given: the default, or the --quick value.
 struct Options {
     int passes = 0;             // 10; --quick 1
-    double seconds = 0;         // (a) window: 3; --quick 1
+    double seconds = 0;         // (a) window: 3; --quick 2 (on's windows need a scrape each)
     int cycles = 0;             // (a) cycles per pass and rate: 5; --quick 2
     double conn_seconds = 0;    // (b) counted: 10; --quick 2
     uint64_t rate = 150000;
@@ -95,6 +95,7 @@ constexpr double kConnWarmup = 0.5;
 constexpr const char* kMetricsPort = "9109";
 constexpr double kSettleSeconds = 1;  // (a): after a switch (trafgen caught up), before its window
 constexpr int kWindowProbeDatagrams = 1;  // (a): the probe after every window
+constexpr int kMaxCycles = kObserveMaxCycles;  // the report keys a window by pass and cycle
 constexpr double kLogCatchUpSeconds = 30;  // for the daemon to write what the datapath handed it, and the GC's closes
 const std::vector<std::string> kLanSources{"198.18.1.10", "198.18.1.11", "198.18.1.12", "198.18.1.13"};
 const std::vector<std::string> kFirewallInterfaces{"lan0", "wan0"};
@@ -781,7 +782,7 @@ Status run_observe(BenchRun& run, const Options& o) {
     if (o.skip_established && o.skip_connections && o.skip_datapath)
         return make_error("--skip-established, --skip-connections and --skip-datapath: nothing to measure");
     const int passes = o.passes ? o.passes : run.quick ? 1 : 10;
-    const double seconds = o.seconds > 0 ? o.seconds : run.quick ? 1 : 3;
+    const double seconds = o.seconds > 0 ? o.seconds : run.quick ? 2 : 3;
     const int cycles = o.cycles ? o.cycles : run.quick ? 2 : 5;
     const double conn_seconds = o.conn_seconds > 0 ? o.conn_seconds : run.quick ? 2 : 10;
     const long user_hz = sysconf(_SC_CLK_TCK);
@@ -940,11 +941,11 @@ Benchmark observe_benchmark() {
         app.add_option("--passes", o->passes,
                        "passes (default 10, --quick 1); each measures every configuration, rotating which goes first")
             ->check(positive_number());
-        app.add_option("--time", o->seconds, "seconds per window of (a) (default 3, --quick 1)")
+        app.add_option("--time", o->seconds, "seconds per window of (a) (default 3, --quick 2)")
             ->check(positive_number());
         app.add_option("--cycles", o->cycles,
                        "(a): cycles per pass at each rate, one window per configuration each (default 5, --quick 2)")
-            ->check(positive_number());
+            ->check(CLI::Range(1, kMaxCycles));
         app.add_option("--conn-time", o->conn_seconds, "seconds counted per run of (b) (default 10, --quick 2)")
             ->check(positive_number());
         app.add_option("--rate", o->rate, "(a)'s fixed rate, packets per second")

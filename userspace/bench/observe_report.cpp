@@ -28,7 +28,7 @@ std::vector<std::string> configs_of(const json& setup, const std::vector<json>& 
 
 // (a): record[field] by window, keyed pass * kCycleKey + cycle, so that
 // ratios_by_pass() pairs each window with the one of its own cycle.
-constexpr int kCycleKey = 1000;
+constexpr int kCycleKey = kObserveMaxCycles + 1;
 
 std::map<int, double> established(const std::vector<json>& records, const std::string& config,
                                   const std::string& rate, const std::string& field) {
@@ -75,11 +75,12 @@ std::string established_table(const std::vector<json>& records, const std::vecto
                               const std::string& rate) {
     const bool unlimited = rate == "unlimited";
     std::vector<std::string> header{"configuration", "offered Mpps", "received Mpps", "loss %", "CPU ns/pkt (softirq)",
-                                    "off CPU / this CPU (throughput equivalent)"};
+                                    "off CPU / this CPU, every pair (throughput equivalent)"};
     if (unlimited)
-        header.insert(header.end(), {"received / off", "sluice BPF ns/pkt (run time)", "off BPF / this BPF"});
+        header.insert(header.end(), {"received / off, every pair", "sluice BPF ns/pkt (run time)",
+                                     "off BPF / this BPF, every pair"});
     else
-        header.insert(header.end(), {"busy ns/pkt (all CPU time)", "off busy / this busy", "daemon CPU %",
+        header.insert(header.end(), {"busy ns/pkt (all CPU time)", "off busy / this busy, every pair", "daemon CPU %",
                                      "capture + scraper CPU %"});
     MarkdownTable t(header);
     const auto off_cpu = established(records, "off", rate, "softirq_ns_per_packet");
@@ -187,8 +188,8 @@ std::vector<ObserveGoal> observe_goals(const std::vector<json>& records) {
         finish(std::move(c));
     }
     // (a)'s control: how far apart two off windows one cycle apart are,
-    // with nothing different between them. The pairs of the goal rows are
-    // closer in time than these, so this is the noise they have at most.
+    // with nothing different between them: what (a) gives for the same
+    // thing measured twice a few seconds apart.
     {
         ObserveGoal a;
         a.config = "off";
@@ -234,8 +235,10 @@ std::string observe_report(const std::vector<json>& records) {
     if (setup.contains("quiet_busy_percent") && setup["quiet_busy_percent"].is_number())
         out << "; the machine " << fixed(setup["quiet_busy_percent"].get<double>(), 1)
             << " % busy over 5 s at the quiet gate";
-    out << ". " << setup.value("passes", 0) << " pass(es), configurations interleaved (pass p starts at the p-th); "
-        << "sluice in the `" << setup.value("xdp_mode", std::string("?")) << "` mode on lan0 and wan0.";
+    out << ". " << setup.value("passes", 0) << " pass(es); in (a) one sluice start per pass, the configurations "
+        << "taking turns in each cycle, their order rotating from cycle to cycle; in (b) one start per measurement, "
+        << "configurations interleaved (pass p starts at the p-th); sluice in the `"
+        << setup.value("xdp_mode", std::string("?")) << "` mode on lan0 and wan0.";
     if (setup.contains("curl")) out << " " << setup["curl"].get<std::string>() << ".";
     out << "\n\n";
 
@@ -250,11 +253,17 @@ std::string observe_report(const std::vector<json>& records) {
                        ? std::to_string(goal.passes_met) + " of " + std::to_string(goal.per_pass.size())
                        : "—",
                    goal.no_goal.empty() ? (goal.met ? "yes" : "no") : "—"});
-        out << "Issue 21's goal (point 4), each ratio taken within a pass against off. An established packet's goal "
-               "is judged on (c), its cost in the datapath itself; (a)'s rows are the whole machine's CPU per packet "
-               "end to end, shown beside their control, off against off, which says how far apart (a) puts two "
-               "measurements of the same thing on this machine:\n\n"
+        out << "Issue 21's goal (point 4), each ratio taken within a pass against off. An established packet's cost "
+               "is measured two ways: (c), the datapath's own time per packet (the goal rows), and (a), the whole "
+               "machine's CPU per packet end to end, scrapes and capture included, beside its control (off against "
+               "off: how far apart (a) puts two measurements of the same thing here); (a)'s rows carry no goal of "
+               "their own while that spread is wider than 3 %:\n\n"
             << g.str() << "\n";
+        const bool has_control = std::any_of(goals.begin(), goals.end(),
+                                             [](const ObserveGoal& g) { return g.measure == "established control"; });
+        if (!has_control && !select(records, {{"part", "established"}, {"rate", "fixed"}}).empty())
+            out << "No control row: no pass has two fixed-rate off windows a cycle apart (--cycles 1, or their "
+                   "rate was not held), so nothing says how far apart (a) puts the same measurement here.\n\n";
         out << "Per pass (pass: ratio):\n\n";
         for (const auto& goal : goals)
             out << "- " << goal.config << ", " << goal.measure << ": " << per_pass_line(goal.per_pass) << "\n";
@@ -268,8 +277,9 @@ std::string observe_report(const std::vector<json>& records) {
             << setup.value("rate_pps", uint64_t{0}) << " packets/s offered; one sluice start per pass, the "
             << "configurations switched by `sluice reload`, " << setup.value("cycles", 0) << " cycles per pass of one "
             << setup.value("seconds", 0.0) << " s window per configuration (each after "
-            << setup.value("settle_seconds", 0.0) << " s to settle). Cells over every window; ratios over the "
-            << "windows paired with off's window of the same cycle:\n\n"
+            << setup.value("settle_seconds", 0.0) << " s to settle). Cells: median (min–max) over every window; "
+            << "ratios over every window paired with off's window of the same cycle (the goal table takes each "
+            << "pass's median of these instead):\n\n"
             << fixed_table << "\n";
         const std::string unlimited = established_table(records, configs, "unlimited");
         if (!unlimited.empty())
@@ -288,8 +298,8 @@ std::string observe_report(const std::vector<json>& records) {
             << summary.value("summary_markdown", std::string()) << "\n";
     out << "sluice BPF ns/pkt: the run time the kernel counted for sluice's entry program on lan0 (its tail calls "
            "included) over the window, per run.\n";
-    out << "Cells: median (min–max) over passes; ratios per pass against off of the same pass, median (min–max) of "
-           "those. CPU ns/pkt: the softirq time of all CPUs (/proc/stat, tick-sampled) over the window divided by "
+    out << "(b) cells: median (min–max) over passes; ratios per pass against off of the same pass, median (min–max) "
+           "of those. CPU ns/pkt: the softirq time of all CPUs (/proc/stat, tick-sampled) over the window divided by "
            "the packets the receiver counted: the firewall's per-packet work plus the veth and receiver work every "
            "configuration pays. busy ns/pkt: every CPU's non-idle time over the window per packet (the generator, "
            "the daemon, the scraper and the capture included). The goal's throughput equivalent is off's CPU per "
@@ -307,7 +317,7 @@ std::string observe_report(const std::vector<json>& records) {
     const auto discarded = select(records, {{"event", "discarded"}});
     if (!discarded.empty()) {
         out << "\nFixed-rate windows left out because the rate was not held (trafgen fell behind on a busy "
-               "machine; such a window, and its pair, count in no cell):\n\n";
+               "machine; such a window counts in no cell and leaves its pair without a ratio):\n\n";
         for (const auto& d : discarded)
             out << "- " << d.value("config", std::string("?")) << " pass " << d.value("pass", 0) << " cycle "
                 << d.value("cycle", 0) << ": " << d.value("reason", std::string("?")) << "\n";

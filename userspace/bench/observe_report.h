@@ -15,6 +15,9 @@
 
 namespace sluice::bench {
 
+// (a)'s cycles per pass at most: the report keys a window pass * 1000 + cycle.
+constexpr int kObserveMaxCycles = 999;
+
 // a[p] / b[p] for every pass both have (b[p] > 0), by pass.
 std::map<int, double> ratios_by_pass(const std::map<int, double>& a, const std::map<int, double>& b);
 
