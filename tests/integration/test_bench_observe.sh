@@ -5,10 +5,11 @@
 #   - every configuration (off, on) was measured in both parts, each
 #     measurement with its proof: sluice forwarded what arrived; (a)'s
 #     windows, all in one sluice start per pass with the configurations
-#     switched by reload, each followed by a denied datagram logged (on) or
-#     not (off), on's with scrapes answered 200 and the capture running with
-#     capture_cfg enabled; (b): for on, flow-log lines for every session;
-#     off logged nothing;
+#     switched by reload, off (the reference) between every two others (on,
+#     and off again as the control), each preceded by a denied datagram
+#     logged (on) or not (off), on's with scrapes answered 200 and the
+#     capture running with capture_cfg enabled; (b): for on, flow-log lines
+#     for every session; off logged nothing;
 #   - the denied probe after each block of (b) was logged (on) or not (off)
 #     and captured (on);
 #   - (c), the datapath alone: every case of every pass recorded with both
@@ -67,21 +68,34 @@ check("one setup record naming off and on", len(setup) == 1 and setup[0].get("co
 est = [r for r in records if r.get("part") == "established"]
 conn = [r for r in records if r.get("part") == "connections"]
 probes = [r for r in records if r.get("part") == "probe"]
-# --quick: 2 cycles of one window per configuration at each rate. A
-# fixed-rate window whose rate was not held is recorded as discarded.
+# --quick: 2 cycles at the fixed rate, 1 unlimited; a cycle measures on and
+# off again (the control) once each, each between two off windows (the
+# reference): off, X, off, Y, off, ... A fixed-rate window whose rate was
+# not held is recorded as discarded.
 discarded = [r for r in records if r.get("event") == "discarded"]
-check("(a): unlimited, 2 cycles x off and on",
-      sorted((r["cycle"], r["config"]) for r in est if r["rate"] == "unlimited") ==
-      [(1, "off"), (1, "on"), (2, "off"), (2, "on")])
-check("(a): fixed rate, every window measured or discarded",
-      sorted((r["cycle"], r["config"]) for r in est + discarded if r["rate"] == "fixed") ==
-      [(1, "off"), (1, "on"), (2, "off"), (2, "on")] and any(r["rate"] == "fixed" for r in est))
+def windows(rows, rate):
+    return sorted((r["slot"], r["config"], r["role"]) for r in rows if r["rate"] == rate)
+def expected(cycles):
+    slots = 4 * cycles + 1
+    return ([(s, "off", "reference") for s in range(1, slots + 1, 2)],
+            sorted([("on", "measured"), ("off", "control")] * cycles))
+def matches(got, cycles):
+    refs, others = expected(cycles)
+    return ([w for w in got if w[0] % 2 == 1] == refs and
+            sorted((c, k) for s, c, k in got if s % 2 == 0) == others and
+            [s for s, c, k in got] == list(range(1, 4 * cycles + 2)))
+check("(a): unlimited, 1 cycle: off, on and off again between off windows",
+      matches(windows(est, "unlimited"), 1))
+check("(a): fixed rate, 2 cycles, every window measured or discarded",
+      matches(windows(est + discarded, "fixed"), 2) and any(r["rate"] == "fixed" for r in est))
+check("(a): every window has a clocked CPU time per packet",
+      all(r["nonidle_ns_per_packet"] > 0 for r in est))
 check("(a): every window received packets and has a CPU time per packet",
       all(r["received_packets"] > 0 and r["softirq_ns_per_packet"] > 0 for r in est))
 check("(a): sluice forwarded at least what arrived", all(r["forwarded"] >= 0.99 * r["received_packets"] for r in est))
-check("(a) on: the probe after each window logged, scrapes answered",
+check("(a) on: the probe before each window logged, scrapes answered",
       all("1 deny line(s)" in r["in_path"] and r["scrapes_ok"] >= 1 for r in est if r["config"] == "on"))
-check("(a) off: the probe after each window not logged",
+check("(a) off: the probe before each window not logged (the reference and the control)",
       all("no deny line, capture off" in r["in_path"] for r in est if r["config"] == "off"))
 check("(a) on: the proof names the capture", all("capture_cfg enabled" in r["in_path"] for r in est if r["config"] == "on"))
 check("(b): off and on measured", sorted(r["config"] for r in conn) == ["off", "on"])
@@ -110,10 +124,10 @@ check("(c): the summary table, both builds", any(r.get("part") == "datapath_summ
       "| XDP build: established TCP, IPv4 |" in r.get("summary_markdown", "") and
       "| TC build: established TCP, IPv4 |" in r.get("summary_markdown", "") for r in records))
 check("an end record", any(r.get("event") == "end" for r in records))
-# Whether some cycle has both a fixed-rate off and on window (a pair, the
-# goal row's input): a window whose rate was not held has none.
-fixed = {(r["pass"], r["cycle"], r["config"]) for r in est if r["rate"] == "fixed"}
-paired = any((p, c, "on") in fixed for (p, c, k) in fixed if k == "off")
+# Whether some fixed-rate on window has an off window beside it (the goal
+# row's input): a window whose rate was not held is nobody's neighbour.
+fixed = {(r["pass"], r["slot"], r["role"]) for r in est if r["rate"] == "fixed"}
+paired = any((p, s + d, "reference") in fixed for (p, s, k) in fixed if k == "measured" for d in (-1, 1))
 open(sys.argv[2], "w").write("yes" if paired else "no")
 sys.exit(1 if failures else 0)
 EOF

@@ -164,6 +164,29 @@ TEST(BenchSmallpktWindow, CpuTimePerPacketIsSoftirqTimeOverPacketsReceived) {
     auto w250 = window_result(before, after, 250);
     ASSERT_TRUE(w250);
     EXPECT_DOUBLE_EQ(w250->softirq_seconds, 0.6);
+    // One cpuN line: 10 s of wall time on one CPU, 15 s of it idle: more
+    // idle than there was time (the samples disagree), so none clocked busy.
+    EXPECT_EQ(cpu1->cpus, 1);
+    EXPECT_DOUBLE_EQ(w->nonidle_seconds, 0);
+}
+
+TEST(BenchSmallpktWindow, ClockedBusyIsWallTimeOnEveryCpuLessIdle) {
+    // Two CPUs over 2 s: 4 s of CPU time, idle 100 -> 250 ticks (1.5 s):
+    // 2.5 s busy, whatever the sampled fields say (user 10 -> 90: 0.8 s).
+    auto a = parse_cpu_sample("cpu  10 0 0 100 0 0 0 0 0 0\ncpu0 5 0 0 50 0 0 0 0 0 0\ncpu1 5 0 0 50 0 0 0 0 0 0\n"
+                              "intr 1\n");
+    auto b = parse_cpu_sample("cpu  90 0 0 240 10 0 0 0 0 0\ncpu0 45 0 0 120 5 0 0 0 0 0\n"
+                              "cpu1 45 0 0 120 5 0 0 0 0 0\n");
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->cpus, 2);
+    EXPECT_EQ(b->cpus, 2);
+    WindowReading before{.at_seconds = 10, .cpu = *a, .offered = 0, .received = 0};
+    WindowReading after{.at_seconds = 12, .cpu = *b, .offered = 1000, .received = 1000};
+    auto w = window_result(before, after, 100);
+    ASSERT_TRUE(w) << w.error().message;
+    EXPECT_DOUBLE_EQ(w->busy_seconds, 0.8) << "sampled: the ticks not idle";
+    EXPECT_DOUBLE_EQ(w->nonidle_seconds, 2.5) << "clocked: 2 CPUs x 2 s - 1.5 s idle and iowait";
+    EXPECT_NEAR(w->nonidle_ns_per_packet, 2.5e9 / 1000, 1e-6);
 }
 
 TEST(BenchSmallpktWindow, MoreArrivedThanCountedOutIsNoNegativeLoss) {

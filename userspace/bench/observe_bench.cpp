@@ -8,8 +8,9 @@
 //       (bpf/bench_sink.bpf.c) counts and drops them; at a fixed rate and
 //       unlimited, the CPU time per forwarded packet over a window
 //       (smallpkt_window.h). One sluice start per pass: the configurations
-//       take turns by `sluice reload`, a window each per cycle, and each
-//       window is paired with the off window of its own cycle (see
+//       take turns by `sluice reload`, off between every two others (the
+//       reference), and each window is compared with the off windows either
+//       side of it; off again measured like the others is the control (see
 //       Bench::established for why);
 //   (b) new connections: tests/sluice_connrate (connect, request, answer,
 //       close) from the LAN host to a server on the WAN host, through the
@@ -24,7 +25,8 @@
 // scraper). Every measurement proves its configuration was the one in the
 // path (observe_checks.h) or fails: (b) by its observers' evidence and a
 // few datagrams no policy permits, logged and captured as the
-// configuration says; (a) by one such datagram after every window.
+// configuration says; (a) by one such datagram before every window (after
+// the switch, before the settle) and what the window saw.
 //
 // CPUs in (a): trafgen pins its sending process to CPU 0 and the whole path
 // runs in softirq there; the daemon, the scraper and the capture run on
@@ -71,8 +73,9 @@ using Clock = std::chrono::steady_clock;
 // 0 = not given: the default, or the --quick value.
 struct Options {
     int passes = 0;             // 10; --quick 1
-    double seconds = 0;         // (a) window: 3; --quick 2 (on's windows need a scrape each)
-    int cycles = 0;             // (a) cycles per pass and rate: 5; --quick 2
+    int seconds = 0;            // (a) window, whole seconds: 2 (trafgen's per-second bursts; on's scrapes)
+    int cycles = 0;             // (a) cycles per pass at the fixed rate: 10; --quick 2
+    int unlimited_cycles = -1;  // (a) cycles per pass unlimited: 2; --quick 1; 0 none
     double conn_seconds = 0;    // (b) counted: 10; --quick 2
     uint64_t rate = 150000;
     std::string configs = "off on";
@@ -93,8 +96,8 @@ constexpr const char* kConnPorts = "5301-5316";
 constexpr int kConnThreads = 2;
 constexpr double kConnWarmup = 0.5;
 constexpr const char* kMetricsPort = "9109";
-constexpr double kSettleSeconds = 1;  // (a): after a switch (trafgen caught up), before its window
-constexpr int kWindowProbeDatagrams = 1;  // (a): the probe after every window
+constexpr double kSettleSeconds = 0.5;  // (a): after a window's proof, before the window
+constexpr int kWindowProbeDatagrams = 1;  // (a): the probe before every window
 constexpr int kMaxCycles = kObserveMaxCycles;  // the report keys a window by pass and cycle
 constexpr double kLogCatchUpSeconds = 30;  // for the daemon to write what the datapath handed it, and the GC's closes
 const std::vector<std::string> kLanSources{"198.18.1.10", "198.18.1.11", "198.18.1.12", "198.18.1.13"};
@@ -218,12 +221,13 @@ struct Bench {
     std::string trafgen_config;
     std::string connrate;
     uint64_t rate = 0;
-    double seconds = 3, conn_seconds = 10;
-    int cycles = 5;
+    double seconds = 2, conn_seconds = 10;
+    int cycles = 10;
     int conn_concurrency = 32;
     long user_hz = 100;
     uint64_t conn_offset = 0;
-    int started = 0;  // observers started, for unique log names
+    int unlimited_cycles = 2;  // (a)'s cycles unlimited (0: none)
+    int started = 0;           // observers started, for unique log names
 
     // The observers of `on` while they run.
     std::optional<cluster::BackgroundProcess> scraper, capture;
@@ -416,7 +420,8 @@ struct Bench {
             if (!c) return c.error();
             stats1 = *c;
             p.deny_lines = (count_flow_log_files(flow_log_path) - log0).deny;
-            return p.deny_lines >= p.sent && counter(counter_delta(*stats0, stats1), "drop-policy-default") >= p.sent;
+            const bool dropped = counter(counter_delta(*stats0, stats1), "drop-policy-default") >= p.sent;
+            return dropped && (p.deny_lines >= p.sent || !observe_logs(config));
         });
         if (!seen) return seen.error();
         if (!observe_logs(config))
@@ -492,6 +497,27 @@ struct Bench {
         return {};
     }
 
+    // (a): what proves `config` in force for the window to come, gathered
+    // before it settles (nothing changes the configuration between this and
+    // the window, so the window itself runs with nothing but its traffic):
+    // capture_cfg, and one denied datagram logged as the config logs.
+    struct WindowProof {
+        CaptureCfg capture_cfg;
+        ProbeEvidence probe;
+        Counters probe_delta;
+    };
+    Result<WindowProof> prove_config(const std::string& config, const std::string& what) {
+        WindowProof w;
+        auto cfg = capture_cfg();
+        if (!cfg) return with_context(what, cfg.error());
+        w.capture_cfg = *cfg;
+        auto p = probe(config, kWindowProbeDatagrams, &w.probe_delta);
+        if (!p) return with_context(what, p.error());
+        w.probe = *p;
+        if (capture) stint_probes += p->sent;
+        return w;
+    }
+
     Result<WindowReading> reading(PacketSink& sink, SinkCounts* sink_counts) {
         WindowReading r;
         r.at_seconds = now_seconds();
@@ -509,14 +535,17 @@ struct Bench {
     }
 
     // One window of (a) at `target` packets/s (0: unlimited) with `config`
-    // in force, then its proof (check_window). A fixed-rate window whose
-    // rate was not held is recorded as discarded and has no pair.
-    Status established_window(int pass, int cycle, const std::string& config, uint64_t target, PacketSink& sink,
-                              TrafgenFlood& flood) {
+    // in force, the `slot`-th of its pass at this rate, in the `role`
+    // "reference" (off, between every two others), "measured" or "control"
+    // (off, measured as the others are); `proof` (prove_config) and what the
+    // window saw must agree with `config` (check_window). A fixed-rate window
+    // whose rate was not held is recorded as discarded and is nobody's pair.
+    Status established_window(int pass, int slot, int cycle, const std::string& config, const std::string& role,
+                              uint64_t target, PacketSink& sink, TrafgenFlood& flood, const WindowProof& proof) {
         const std::string rate_name = target ? "fixed" : "unlimited";
-        const std::string what = "established " + config +
+        const std::string what = "established " + config + " (" + role + ")" +
                                  (target ? " at " + std::to_string(target) + " pps" : " unlimited") + " pass " +
-                                 std::to_string(pass) + " cycle " + std::to_string(cycle);
+                                 std::to_string(pass) + " window " + std::to_string(slot);
         auto stats0 = fw.stats();
         if (!stats0) return stats0.error();
         // Unlimited: sluice's BPF run time per packet too (BPF_ENABLE_STATS is
@@ -562,14 +591,16 @@ struct Bench {
             run.results->add({{"event", "discarded"},
                               {"of", "established"},
                               {"pass", pass},
+                              {"slot", slot},
                               {"cycle", cycle},
                               {"config", config},
+                              {"role", role},
                               {"rate", rate_name},
                               {"offered_pps", w->offered_pps},
                               {"busy_ns_per_packet", w->busy_ns_per_packet},
                               {"reason", held.error().message}});
-            run.out() << "pass " << pass << " cycle " << cycle << " " << config << " established " << rate_name
-                      << ": " << held.error().message << " (the machine busy: " << fixed(w->busy_ns_per_packet, 0)
+            run.out() << "pass " << pass << " window " << slot << " " << config << " (" << role << ") established "
+                      << rate_name << ": " << held.error().message << " (the machine busy: " << fixed(w->busy_ns_per_packet, 0)
                       << " busy ns/pkt); this window has no pair\n";
             return {};
         }
@@ -581,36 +612,33 @@ struct Bench {
             return make_error(what + ": sluice's entry program (id " + std::to_string(prog_id) + ") ran " +
                               std::to_string(bpf_runs) + " times for " + std::to_string(w->received_packets) +
                               " packets received: they did not all go through it");
-        // The proof, read after the window: the capture and capture_cfg
-        // while the traffic still runs, then the probe.
+        // The proof: the probe and capture_cfg from before the settle, the
+        // scrapes and the capture over the window.
         WindowEvidence e;
         e.config = config;
         e.seconds = w->seconds;
         e.scrapes = scrapes_between(scrapes0, scrapes1);
         e.capture_running = capture && lab.running(*capture);
         e.capture_pid = capture ? capture->pid : 0;
-        auto cfg = capture_cfg();
-        if (!cfg) return with_context(what, cfg.error());
-        e.capture_cfg = *cfg;
-        Counters probe_delta;
-        auto p = probe(config, kWindowProbeDatagrams, &probe_delta);
-        if (!p) return with_context(what, p.error());
-        e.probe = *p;
-        if (capture) stint_probes += p->sent;
+        e.capture_cfg = proof.capture_cfg;
+        e.probe = proof.probe;
+        const Counters& probe_delta = proof.probe_delta;
         const Counters d = counter_delta(*stats0, *stats1);
         e.flow_log_dropped = counter(d, "flow-log-event-rate-limited") + counter(d, "flow-log-event-ring-full") +
                              counter(probe_delta, "flow-log-event-rate-limited") +
                              counter(probe_delta, "flow-log-event-ring-full");
-        auto proof = check_window(e);
-        if (!proof) return with_context(what, proof.error());
+        auto checked = check_window(e);
+        if (!checked) return with_context(what, checked.error());
         const std::string in_path = "sluice " + xdp_mode + " on lan0 and wan0, forward +" + std::to_string(forwarded) +
                                     (target ? "" : ", its entry program ran " + std::to_string(bpf_runs) + " times") +
-                                    "; " + *proof;
+                                    "; " + *checked;
         const uint64_t at_tc = sink1.flow_frames_at_tc - sink0.flow_frames_at_tc;
         run.results->add({{"part", "established"},
                           {"pass", pass},
+                          {"slot", slot},
                           {"cycle", cycle},
                           {"config", config},
+                          {"role", role},
                           {"rate", rate_name},
                           {"target_pps", target},
                           {"seconds", w->seconds},
@@ -624,6 +652,8 @@ struct Bench {
                           {"busy_seconds", w->busy_seconds},
                           {"softirq_ns_per_packet", w->softirq_ns_per_packet},
                           {"busy_ns_per_packet", w->busy_ns_per_packet},
+                          {"nonidle_seconds", w->nonidle_seconds},
+                          {"nonidle_ns_per_packet", w->nonidle_ns_per_packet},
                           {"forwarded", forwarded},
                           {"bpf_runs", bpf_runs},
                           {"bpf_ns_per_packet", target ? nlohmann::json() : nlohmann::json(bpf_ns)},
@@ -632,10 +662,10 @@ struct Bench {
                           {"observers_cpu_percent", 100 * (*observers1 - *observers0) / w->seconds},
                           {"scrapes_ok", e.scrapes.ok},
                           {"in_path", in_path}});
-        run.out() << "pass " << pass << " cycle " << cycle << " " << config << " established " << rate_name
-                  << ": received " << fixed(w->received_pps / 1e6, 3) << " Mpps, loss " << fixed(w->loss_percent, 2)
-                  << " %, " << fixed(w->busy_ns_per_packet, 0) << " busy ns/pkt (" << fixed(w->softirq_ns_per_packet, 0)
-                  << " softirq; daemon " << fixed(100 * (*daemon1 - *daemon0) / w->seconds, 1) << " % of a CPU"
+        run.out() << "pass " << pass << " window " << slot << " " << config << " (" << role << ") established "
+                  << rate_name << ": received " << fixed(w->received_pps / 1e6, 3) << " Mpps, loss "
+                  << fixed(w->loss_percent, 2) << " %, " << fixed(w->nonidle_ns_per_packet, 0) << " CPU ns/pkt ("
+                  << fixed(w->softirq_ns_per_packet, 0) << " softirq; daemon " << fixed(100 * (*daemon1 - *daemon0) / w->seconds, 1) << " % of a CPU"
                   << (target ? std::string() : "; BPF " + fixed(bpf_ns, 1) + " ns/run") << "); " << in_path << "\n";
         return {};
     }
@@ -646,49 +676,66 @@ struct Bench {
     void remove_sink_qdisc() { (void)lab.run("wan", {"tc", "qdisc", "del", "dev", "eth0", "clsact"}); }
 
     // (a), one pass: one sluice start; the flows at the fixed rate, then
-    // unlimited; in each, `cycles` cycles of one window per configuration
-    // (their order rotating from cycle to cycle), switched by reload. A
-    // window's pair is the off window of its own cycle, a few seconds away:
-    // the host's slow and fast spells on this VM last seconds and move the
-    // CPU time per packet by up to half (docs/benchmarks.md), so
-    // configurations measured in separate sluice starts tens of seconds
-    // apart, as (b) does, differ by those spells more than by what they
-    // measure.
+    // unlimited. At each rate the windows alternate between off (the
+    // reference) and one of the others, the measured configurations and off
+    // again as the control, in an order rotating from cycle to cycle:
+    //   off, log, off, on, off, off', off, on, off, ..., off
+    // and a measured window is compared with the mean of the two off windows
+    // either side of it, a few seconds away. The host's slow and fast spells
+    // on this VM last seconds and move the CPU time per packet by up to half
+    // (docs/benchmarks.md); configurations measured in separate sluice starts
+    // tens of seconds apart, as (b) does, differ by those spells more than by
+    // what they measure, and a window before and one after a measured one
+    // cancel a spell's drift across it to first order.
     Status established(int pass, const std::vector<std::string>& configs) {
         auto pinned = PinnedToCpu::pin(kDaemonCpu);
         if (!pinned) return pinned.error();
+        std::vector<std::pair<std::string, std::string>> arms;  // (config, role)
+        for (const auto& c : configs)
+            if (c != "off") arms.emplace_back(c, "measured");
+        arms.emplace_back("off", "control");
         // The receiver drops every frame: it is on the WAN host only for (a).
         remove_sink_qdisc();
         auto sink = PacketSink::attach(lab.ns("wan"), "eth0", kFlowPort);
         if (!sink) return sink.error();
         Status result = [&]() -> Status {
             for (uint64_t target : {rate, uint64_t{0}}) {
+                const int rate_cycles = target ? cycles : unlimited_cycles;
+                if (rate_cycles == 0) continue;
                 std::unique_ptr<TrafgenFlood> flood;
                 // Unlimited: the kernel counts BPF run time while this lives.
                 std::unique_ptr<BpfRunTimeStats> bpf_stats;
-                for (int cycle = 1; cycle <= cycles; ++cycle)
-                    for (const auto& config : rotated(configs, pass + cycle - 1)) {
-                        if (auto s = check_interrupted(); !s) return s;
-                        const std::string what = "established " + config + " pass " + std::to_string(pass) +
-                                                 " cycle " + std::to_string(cycle);
-                        if (auto s = switch_to(config, what); !s) return s;
-                        if (!flood) {
-                            auto f = TrafgenFlood::start(lab.ns("lan"), "eth0", trafgen_config,
-                                                         lab.tmp() + "/trafgen.log", target);
-                            if (!f) return f.error();
-                            flood = std::move(*f);
-                            if (auto s = pause(kWarmupSeconds); !s) return s;  // every flow's session opened
-                            if (!target) {
-                                auto enabled = BpfRunTimeStats::enable();
-                                if (!enabled) return with_context(what, enabled.error());
-                                bpf_stats = std::move(*enabled);
-                            }
+                int slot = 0;
+                auto window = [&](int cycle, const std::string& config, const std::string& role) -> Status {
+                    if (auto s = check_interrupted(); !s) return s;
+                    ++slot;
+                    const std::string what = "established " + config + " (" + role + ") pass " +
+                                             std::to_string(pass) + " window " + std::to_string(slot);
+                    if (auto s = switch_to(config, what); !s) return s;
+                    if (!flood) {
+                        auto f = TrafgenFlood::start(lab.ns("lan"), "eth0", trafgen_config, lab.tmp() + "/trafgen.log",
+                                                     target);
+                        if (!f) return f.error();
+                        flood = std::move(*f);
+                        if (auto s = pause(kWarmupSeconds); !s) return s;  // every flow's session opened
+                        if (!target) {
+                            auto enabled = BpfRunTimeStats::enable();
+                            if (!enabled) return with_context(what, enabled.error());
+                            bpf_stats = std::move(*enabled);
                         }
-                        if (auto s = pause(kSettleSeconds); !s) return s;
-                        if (auto s = established_window(pass, cycle, config, target, **sink, *flood); !s) return s;
                     }
-                if (flood)
-                    if (auto s = flood->stop(); !s) return s;
+                    auto proof = prove_config(config, what);
+                    if (!proof) return proof.error();
+                    if (auto s = pause(kSettleSeconds); !s) return s;
+                    return established_window(pass, slot, cycle, config, role, target, **sink, *flood, *proof);
+                };
+                for (int cycle = 1; cycle <= rate_cycles; ++cycle)
+                    for (const auto& [config, role] : rotated(arms, pass + cycle - 1)) {
+                        if (auto s = window(cycle, "off", "reference"); !s) return s;
+                        if (auto s = window(cycle, config, role); !s) return s;
+                    }
+                if (auto s = window(rate_cycles, "off", "reference"); !s) return s;  // the last one's other side
+                if (auto s = flood->stop(); !s) return s;
             }
             if (capture)
                 if (auto s = end_capture_stint("established pass " + std::to_string(pass)); !s) return s;
@@ -782,8 +829,9 @@ Status run_observe(BenchRun& run, const Options& o) {
     if (o.skip_established && o.skip_connections && o.skip_datapath)
         return make_error("--skip-established, --skip-connections and --skip-datapath: nothing to measure");
     const int passes = o.passes ? o.passes : run.quick ? 1 : 10;
-    const double seconds = o.seconds > 0 ? o.seconds : run.quick ? 2 : 3;
-    const int cycles = o.cycles ? o.cycles : run.quick ? 2 : 5;
+    const double seconds = o.seconds > 0 ? o.seconds : 2;
+    const int cycles = o.cycles ? o.cycles : run.quick ? 2 : 10;
+    const int unlimited_cycles = o.unlimited_cycles >= 0 ? o.unlimited_cycles : run.quick ? 1 : 2;
     const double conn_seconds = o.conn_seconds > 0 ? o.conn_seconds : run.quick ? 2 : 10;
     const long user_hz = sysconf(_SC_CLK_TCK);
     std::string connrate;
@@ -835,7 +883,8 @@ Status run_observe(BenchRun& run, const Options& o) {
 
     SluiceFirewall fw(lab);
     Bench bench{run, lab, fw, o.xdp_mode, {}, lab.tmp() + "/flows.jsonl", *trafgen_config, connrate, o.rate,
-                seconds, conn_seconds, cycles, o.conn_concurrency, user_hz, 0, 0, std::nullopt, std::nullopt, 0};
+                seconds, conn_seconds, cycles, o.conn_concurrency, user_hz, 0, unlimited_cycles, 0, std::nullopt,
+                std::nullopt, 0};
     ObserveSluiceSpec sluice_spec;
     sluice_spec.xdp_mode = o.xdp_mode;
     sluice_spec.flow_log_path = bench.flow_log_path;
@@ -871,6 +920,7 @@ Status run_observe(BenchRun& run, const Options& o) {
                       {"passes", passes},
                       {"seconds", seconds},
                       {"cycles", cycles},
+                      {"unlimited_cycles", unlimited_cycles},
                       {"settle_seconds", kSettleSeconds},
                       {"rate_pps", o.rate},
                       {"configs", *configs},
@@ -896,8 +946,9 @@ Status run_observe(BenchRun& run, const Options& o) {
     run.out() << "== observability cost: " << passes << " pass(es) x " << configs->size() << " configurations; "
               << (o.skip_established ? std::string()
                                      : "(a) " + std::to_string(spec.flows) + " UDP flows at " + std::to_string(o.rate) +
-                                           " pps and unlimited, " + std::to_string(cycles) + " cycles of " +
-                                           num(seconds) + " s windows per pass, configurations switched by reload; ")
+                                           " pps (" + std::to_string(cycles) + " cycles) and unlimited (" +
+                                           std::to_string(unlimited_cycles) + "), " + num(seconds) +
+                                           " s windows, off between every two, configurations switched by reload; ")
               << (o.skip_connections ? std::string() : "(b) new TCP connections, " + num(conn_seconds) + " s per run; ")
               << (o.skip_datapath ? std::string() : "(c) the datapath, " + std::to_string(datapath.passes) + " passes")
               << "\n";
@@ -941,11 +992,18 @@ Benchmark observe_benchmark() {
         app.add_option("--passes", o->passes,
                        "passes (default 10, --quick 1); each measures every configuration, rotating which goes first")
             ->check(positive_number());
-        app.add_option("--time", o->seconds, "seconds per window of (a) (default 3, --quick 2)")
-            ->check(positive_number());
+        // Whole seconds: trafgen's --rate sends each second's packets in one
+        // burst and waits out the rest of the second, so only a window of
+        // whole seconds holds the rate (a 1.5 s one holds one burst or two).
+        app.add_option("--time", o->seconds, "seconds per window of (a), whole (default 2)")
+            ->check(CLI::Range(1, 3600));
         app.add_option("--cycles", o->cycles,
-                       "(a): cycles per pass at each rate, one window per configuration each (default 5, --quick 2)")
+                       "(a): cycles per pass at the fixed rate; a cycle measures every configuration but off and off "
+                       "again (the control) once each, each between two off windows (default 10, --quick 2)")
             ->check(CLI::Range(1, kMaxCycles));
+        app.add_option("--unlimited-cycles", o->unlimited_cycles,
+                       "(a): the same unlimited, cycles per pass (default 2, --quick 1; 0 leaves it out)")
+            ->check(CLI::Range(0, kMaxCycles));
         app.add_option("--conn-time", o->conn_seconds, "seconds counted per run of (b) (default 10, --quick 2)")
             ->check(positive_number());
         app.add_option("--rate", o->rate, "(a)'s fixed rate, packets per second")

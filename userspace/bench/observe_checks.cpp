@@ -348,12 +348,12 @@ Result<std::string> check_probe(const ProbeEvidence& e) {
 Result<std::string> check_window(const WindowEvidence& e) {
     const std::string what = "the window of configuration " + e.config;
     const ProbeEvidence& p = e.probe;
-    if (p.sent == 0) return make_error(what + ": no probe was sent after it");
+    if (p.sent == 0) return make_error(what + ": no probe was sent for it");
     if (p.dropped_default < p.sent)
         return make_error(what + ": drop-policy-default moved by " + n(p.dropped_default) + " for the " + n(p.sent) +
-                          " denied datagram(s) sent after it: they did not reach the default action");
+                          " denied datagram(s) sent for it: they did not reach the default action");
     const bool capture_on = e.capture_cfg && e.capture_cfg->enabled;
-    std::string summary = n(p.sent) + " denied datagram(s) after it: drop-policy-default +" + n(p.dropped_default);
+    std::string summary = n(p.sent) + " denied datagram(s) before it: drop-policy-default +" + n(p.dropped_default);
     if (!observe_logs(e.config)) {
         if (p.deny_lines || p.flow_log_event)
             return make_error(what + ": " + n(p.deny_lines) + " deny line(s), flow-log-event +" +

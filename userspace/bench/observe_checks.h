@@ -147,17 +147,19 @@ Result<std::string> check_probe(const ProbeEvidence& e);
 // One window of (a), where the configurations take turns in one running
 // sluice (`sluice reload` switches them, the observers of `on` are started
 // and stopped around its windows): what proves the window's configuration
-// was the one in force. The probe is sent after the window (its captured
-// count is checked when the capture stops, see check_capture_stint).
+// was the one in force. The probe is sent and capture_cfg read before the
+// window, once the switch is done (nothing changes the configuration
+// between them and the window); the probe's captured count is checked when
+// the capture stops (check_capture_stint).
 struct WindowEvidence {
     std::string config;
     double seconds = 0;           // the window
-    ProbeEvidence probe;          // the denied datagrams sent after it
+    ProbeEvidence probe;          // the denied datagrams sent before it
     uint64_t flow_log_dropped = 0;  // rate-limited + ring-full over the window and the probe
     ScrapeLog scrapes;            // during the window
     bool capture_running = false;
     int capture_pid = 0;
-    std::optional<CaptureCfg> capture_cfg;  // read after the window
+    std::optional<CaptureCfg> capture_cfg;  // read before the window
 };
 // Ok with a one-line summary when the probe reached the default action and
 // was logged as the configuration logs (off: no line, no event; log and on:

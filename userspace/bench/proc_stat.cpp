@@ -1,6 +1,8 @@
 #include "bench/proc_stat.h"
 
+#include <cctype>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 namespace sluice::bench {
@@ -14,8 +16,11 @@ double round1(double v) {
 
 Result<CpuSample> parse_cpu_sample(const std::string& proc_stat) {
     std::istringstream in(proc_stat);
+    std::optional<CpuSample> sample;
+    int cpus = 0;
     for (std::string line; std::getline(in, line);) {
-        if (line.rfind("cpu ", 0) != 0) continue;
+        if (line.size() > 3 && line.rfind("cpu", 0) == 0 && std::isdigit(static_cast<unsigned char>(line[3]))) ++cpus;
+        if (line.rfind("cpu ", 0) != 0 || sample) continue;
         std::istringstream fields(line.substr(4));
         uint64_t v[8];
         for (auto& x : v)
@@ -24,9 +29,11 @@ Result<CpuSample> parse_cpu_sample(const std::string& proc_stat) {
         for (auto x : v) s.total += x;  // user nice system idle iowait irq softirq steal
         s.idle = v[3] + v[4];
         s.softirq = v[6];
-        return s;
+        sample = s;
     }
-    return make_error("/proc/stat has no \"cpu \" line");
+    if (!sample) return make_error("/proc/stat has no \"cpu \" line");
+    sample->cpus = cpus;
+    return *sample;
 }
 
 CpuShare cpu_share(const CpuSample& a, const CpuSample& b) {

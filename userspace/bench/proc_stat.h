@@ -14,9 +14,14 @@
 namespace sluice::bench {
 
 // The "cpu " line of /proc/stat (the sum over every CPU), in USER_HZ ticks:
-// total = user..steal, idle = idle + iowait.
+// total = user..steal, idle = idle + iowait; cpus = the "cpuN" lines. On a
+// tickless kernel (NO_HZ) idle and iowait are clocked, not sampled (the
+// kernel reads them from its idle-time bookkeeping), while user, system and
+// softirq are tick samples: so wall time x cpus - idle is the busy time to
+// USER_HZ's resolution, and busy from the sampled fields is not.
 struct CpuSample {
     uint64_t total = 0, idle = 0, softirq = 0;
+    int cpus = 0;
 };
 Result<CpuSample> parse_cpu_sample(const std::string& proc_stat);
 

@@ -1,6 +1,7 @@
 #include "bench/results.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -87,6 +88,17 @@ std::optional<Spread> spread_of(std::vector<double> v) {
     s.max = v.back();
     s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
     return s;
+}
+
+std::optional<MedianInterval> median_ci95(std::vector<double> v) {
+    if (v.size() < 10) return std::nullopt;
+    std::sort(v.begin(), v.end());
+    const double n = static_cast<double>(v.size());
+    const double half = 0.98 * std::sqrt(n);
+    // 1-based ranks: floor(n/2 - half) and ceil(n/2 + 1 + half), within 1..n.
+    const auto low = static_cast<size_t>(std::max(1.0, std::floor(n / 2 - half)));
+    const auto high = static_cast<size_t>(std::min(n, std::ceil(n / 2 + 1 + half)));
+    return MedianInterval{v[low - 1], v[high - 1]};
 }
 
 std::string format_spread(const std::optional<Spread>& s, int decimals) {

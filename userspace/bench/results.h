@@ -49,6 +49,14 @@ struct Spread {
     size_t n = 0;
 };
 std::optional<Spread> spread_of(std::vector<double> values);
+// A distribution-free 95 % confidence interval of the median: the order
+// statistics whose ranks the binomial(n, 1/2) bounds (normal approximation,
+// ranks n/2 -/+ 0.98 sqrt(n)); nullopt under 10 values, where it would be
+// no narrower than the range.
+struct MedianInterval {
+    double low = 0, high = 0;
+};
+std::optional<MedianInterval> median_ci95(std::vector<double> values);
 // "1.23 (1.01–1.40)", or "-" for no values.
 std::string format_spread(const std::optional<Spread>& s, int decimals);
 std::string format_spread(const std::vector<double>& values, int decimals);

@@ -30,9 +30,12 @@ Result<WindowResult> window_result(const WindowReading& before, const WindowRead
     r.softirq_seconds = static_cast<double>(after.cpu.softirq - before.cpu.softirq) * tick;
     const uint64_t total = after.cpu.total - before.cpu.total, idle = after.cpu.idle - before.cpu.idle;
     r.busy_seconds = static_cast<double>(total >= idle ? total - idle : 0) * tick;
+    const double clocked = r.seconds * after.cpu.cpus - static_cast<double>(idle) * tick;
+    r.nonidle_seconds = clocked > 0 ? clocked : 0;
     const double received = static_cast<double>(r.received_packets);
     r.softirq_ns_per_packet = r.softirq_seconds * 1e9 / received;
     r.busy_ns_per_packet = r.busy_seconds * 1e9 / received;
+    r.nonidle_ns_per_packet = r.nonidle_seconds * 1e9 / received;
     return r;
 }
 

@@ -35,6 +35,10 @@ struct WindowResult {
     double loss_percent = 0;  // (offered - received) / offered; 0 when more arrived than were counted out
     double softirq_seconds = 0, busy_seconds = 0;  // all CPUs; busy = not idle, everything included
     double softirq_ns_per_packet = 0, busy_ns_per_packet = 0;  // per received packet
+    // The window's wall time on every CPU less their idle time: the busy
+    // time clocked rather than tick-sampled (proc_stat.h); 0 when /proc/stat
+    // listed no CPU.
+    double nonidle_seconds = 0, nonidle_ns_per_packet = 0;
 };
 
 // The window between two readings; user_hz is /proc/stat's unit
