@@ -1,11 +1,11 @@
 #include "netns_fixture.h"
 
 #include "cluster/topology.h"
+#include "common/cpu_pin.h"
 
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <net/if.h>
-#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -91,14 +91,7 @@ Result<std::unique_ptr<NetnsFixture>> NetnsFixture::create() {
     // second packet to find what the first one left need both runs on one
     // CPU; with tests running side by side (ctest -j) a thread moves between
     // CPUs often enough to miss. So the thread stays on the CPU it is on now.
-    if (const int cpu = sched_getcpu(); cpu >= 0) {
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpu, &one);
-        if (sched_setaffinity(0, sizeof one, &one) != 0)
-            return make_error(std::string("sched_setaffinity to CPU ") + std::to_string(cpu) + ": " +
-                              std::strerror(errno));
-    }
+    if (auto s = pin_to_current_cpu(); !s) return s.error();
     std::unique_ptr<NetnsFixture> ns(new NetnsFixture());
     ns->prefix_ = "sluice-bpft-" + std::to_string(getpid()) + "-" + std::to_string(g_counter++);
     ns->name_ = cluster::namespace_name(ns->prefix_, "fw");

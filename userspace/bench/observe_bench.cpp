@@ -33,7 +33,6 @@
 // CPU 1. In (b) nothing is pinned: the client, the server, the daemon's
 // logging and the scrapes share both CPUs, as they would on a firewall.
 #include <bpf/bpf.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +42,7 @@
 #include <memory>
 #include <optional>
 
+#include "common/cpu_pin.h"
 #include "common/option_checks.h"
 #include "bench/benchmark.h"
 #include "bench/connrate_run.h"
@@ -121,32 +121,6 @@ public:
 private:
     explicit BpfRunTimeStats(int fd) : fd_(fd) {}
     int fd_;
-};
-
-// This process on one CPU while it lives (the one before on destruction):
-// in (a) the commands it runs between windows (`sluice reload`, `show`,
-// bpftool, the probe) inherit it and stay off trafgen's CPU, which they
-// would otherwise stall, and trafgen would catch up in the next window.
-// trafgen sets its own sending process's CPU.
-class PinnedToCpu {
-public:
-    static Result<std::unique_ptr<PinnedToCpu>> pin(int cpu) {
-        cpu_set_t before;
-        if (sched_getaffinity(0, sizeof before, &before) != 0) return errno_error("sched_getaffinity", errno);
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpu, &one);
-        if (sched_setaffinity(0, sizeof one, &one) != 0)
-            return errno_error("sched_setaffinity to CPU " + std::to_string(cpu), errno);
-        return std::unique_ptr<PinnedToCpu>(new PinnedToCpu(before));
-    }
-    ~PinnedToCpu() { (void)sched_setaffinity(0, sizeof before_, &before_); }
-    PinnedToCpu(const PinnedToCpu&) = delete;
-    PinnedToCpu& operator=(const PinnedToCpu&) = delete;
-
-private:
-    explicit PinnedToCpu(const cpu_set_t& before) : before_(before) {}
-    cpu_set_t before_;
 };
 
 double now_seconds() {
@@ -232,6 +206,7 @@ struct Bench {
     // The observers of `on` while they run.
     std::optional<cluster::BackgroundProcess> scraper, capture;
     uint64_t stint_probes = 0;  // (a): probes sent while the running capture ran
+    std::map<std::string, std::string> config_texts;  // configuration -> its config file's text, for (a)'s switches
 
     std::string capture_cfg_pin() const { return "/sys/fs/bpf/sluice/netns/" + lab.ns("fw") + "/default/capture_cfg"; }
 
@@ -363,16 +338,16 @@ struct Bench {
         return {};
     }
 
-    // The evidence of the observers once the log caught up: every event
-    // the datapath handed over written, every session opened logged (and
-    // closed, with expect_closes).
+    // (b): the evidence of the observers once the log caught up: every
+    // event the datapath handed over written, every session opened logged
+    // and closed (the connections are over).
     Result<ObserverEvidence> observers(const std::string& config, double window, const ScrapeLog& scrapes,
-                                       bool expect_closes, bool capture_running, std::optional<CaptureCfg> cfg) {
+                                       bool capture_running, std::optional<CaptureCfg> cfg) {
         ObserverEvidence e;
         e.config = config;
         e.seconds = window;
         e.scrapes = scrapes;
-        e.expect_closes = expect_closes;
+        e.expect_closes = true;
         e.capture_running = capture_running;
         e.capture_pid = capture ? capture->pid : 0;
         e.capture_cfg = cfg;
@@ -384,7 +359,7 @@ struct Bench {
             e.log = count_flow_log_files(flow_log_path);
             const uint64_t created = counter(stats, "session-created"), events = counter(stats, "flow-log-event");
             return e.log.open >= created && e.log.lines >= events &&
-                   (!expect_closes || static_cast<double>(e.log.close) >= 0.99 * static_cast<double>(e.log.open));
+                   static_cast<double>(e.log.close) >= 0.99 * static_cast<double>(e.log.open);
         });
         if (!caught_up) return caught_up.error();
         e.sessions_created = counter(stats, "session-created");
@@ -467,7 +442,7 @@ struct Bench {
     // stay). The observers stop before a reload takes the metrics listener
     // away and start after one brought it.
     Status switch_to(const std::string& config, const std::string& what) {
-        auto path = lab.write_file("sluice-running.yaml", read_text(config_paths.at(config)));
+        auto path = lab.write_file("sluice-running.yaml", config_texts.at(config));
         if (!path) return path.error();
         if (!fw.running()) {
             if (auto s = verify_no_pipeline(lab, "fw", kFirewallInterfaces); !s) return with_context(what, s.error());
@@ -688,7 +663,12 @@ struct Bench {
     // what they measure, and a window before and one after a measured one
     // cancel a spell's drift across it to first order.
     Status established(int pass, const std::vector<std::string>& configs) {
-        auto pinned = PinnedToCpu::pin(kDaemonCpu);
+        // This process on CPU 1 while (a) runs: the commands it runs between
+        // windows (`sluice reload`, `show`, bpftool, the probe) inherit it and
+        // stay off trafgen's CPU, which they would otherwise stall, and
+        // trafgen would catch up in the next window. trafgen sets its own
+        // sending process's CPU.
+        auto pinned = CpuPin::to(kDaemonCpu);
         if (!pinned) return pinned.error();
         std::vector<std::pair<std::string, std::string>> arms;  // (config, role)
         for (const auto& c : configs)
@@ -784,7 +764,7 @@ struct Bench {
         if (created < o->completed)
             return make_error(what + ": sluice created " + std::to_string(created) + " sessions for " +
                               std::to_string(o->completed) + " completed connections: they did not go through it");
-        auto e = observers(config, conn_seconds + kConnWarmup, scrapes_between(scrapes0, scrapes1), true,
+        auto e = observers(config, conn_seconds + kConnWarmup, scrapes_between(scrapes0, scrapes1),
                            capture_running, *cfg);
         if (!e) return with_context(what, e.error());
         auto proof = check_observers(*e);
@@ -884,7 +864,7 @@ Status run_observe(BenchRun& run, const Options& o) {
     SluiceFirewall fw(lab);
     Bench bench{run, lab, fw, o.xdp_mode, {}, lab.tmp() + "/flows.jsonl", *trafgen_config, connrate, o.rate,
                 seconds, conn_seconds, cycles, o.conn_concurrency, user_hz, 0, unlimited_cycles, 0, std::nullopt,
-                std::nullopt, 0};
+                std::nullopt, 0, {}};
     ObserveSluiceSpec sluice_spec;
     sluice_spec.xdp_mode = o.xdp_mode;
     sluice_spec.flow_log_path = bench.flow_log_path;
@@ -893,8 +873,10 @@ Status run_observe(BenchRun& run, const Options& o) {
     sluice_spec.tcp_ports = kConnPorts;
     sluice_spec.denied_port = kDeniedPort;
     for (const auto& config : *configs) {
-        auto path = lab.write_file("sluice-" + config + ".yaml", observe_sluice_config(config, sluice_spec));
+        const std::string text = observe_sluice_config(config, sluice_spec);
+        auto path = lab.write_file("sluice-" + config + ".yaml", text);
         if (!path) return path.error();
+        bench.config_texts[config] = text;
         if (auto s = fw.check(*path); !s) return s;
         bench.config_paths[config] = *path;
     }

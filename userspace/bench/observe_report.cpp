@@ -211,35 +211,38 @@ std::vector<ObserveGoal> observe_goals(const std::vector<json>& records) {
         g.met = g.spread && g.spread->median + kSlack >= g.goal;
         goals.push_back(std::move(g));
     };
-    // (a): one arm's ratio over every window of the run, its pass medians
-    // for the per-pass lines.
-    auto established_goal = [&](const Arm& arm, const std::string& field, ObserveGoal g) {
-        const auto ratios = against_off(records, arm, "fixed", field);
+    // (a), two ways, both goals: the whole machine's clocked CPU per packet
+    // (the observers' processes in it, and the generator's work, which
+    // every configuration pays, diluting it), and the path's softirq time
+    // per packet (sampled, so noisier; the generator's syscalls and the
+    // observers' processes not in it).
+    struct EstablishedMeasure {
+        std::string field, measure, what;
+    };
+    const std::vector<EstablishedMeasure> established_measures{
+        {"nonidle_ns_per_packet", "established", "the whole machine: CPU ns/pkt (clocked)"},
+        {"softirq_ns_per_packet", "established path", "the path: softirq ns/pkt (tick-sampled)"}};
+    // One arm's ratio over every window of the run, its pass medians for
+    // the per-pass lines; the control (role "control") carries no goal.
+    auto established_goal = [&](const std::string& config, const std::string& role, const EstablishedMeasure& m) {
+        ObserveGoal g;
+        g.config = config;
+        const bool control = role == "control";
+        g.measure = m.measure + (control ? " control" : "");
+        g.label = (control ? "control, nothing different: " + m.what
+                           : "established packets at the fixed rate, " + m.what) +
+                  ", off (the windows either side) / " + (control ? std::string("off again") : config) +
+                  ", every window";
+        if (control) g.no_goal = "— (control)";
+        else g.goal = kEstablishedGoal;
+        const auto ratios = against_off(records, {config, role, ""}, "fixed", m.field);
         g.windows = values(ratios);
         g.per_pass = pass_medians(ratios);
         finish(std::move(g));
     };
     for (const auto& config : observe_configs()) {
         if (config == "off") continue;
-        // Two ways, both goals: the whole machine's clocked CPU per packet
-        // (the observers' processes in it, and the generator's work, which
-        // every configuration pays, diluting it), and the path's softirq
-        // time per packet (sampled, so noisier; the generator's syscalls and
-        // the observers' processes not in it).
-        ObserveGoal e;
-        e.config = config;
-        e.measure = "established";
-        e.label = "established packets at the fixed rate, the whole machine: CPU ns/pkt (clocked), off (the windows "
-                  "either side) / " + config + ", every window";
-        e.goal = kEstablishedGoal;
-        established_goal({config, "measured", ""}, "nonidle_ns_per_packet", std::move(e));
-        ObserveGoal p;
-        p.config = config;
-        p.measure = "established path";
-        p.label = "established packets at the fixed rate, the path: softirq ns/pkt (tick-sampled), off (the windows "
-                  "either side) / " + config + ", every window";
-        p.goal = kEstablishedGoal;
-        established_goal({config, "measured", ""}, "softirq_ns_per_packet", std::move(p));
+        for (const auto& m : established_measures) established_goal(config, "measured", m);
         ObserveGoal c;
         c.config = config;
         c.measure = "connections";
@@ -251,17 +254,7 @@ std::vector<ObserveGoal> observe_goals(const std::vector<json>& records) {
     }
     // (a)'s control: off measured as the others are, between two off
     // windows: what (a) gives where nothing differs.
-    for (const auto& [field, what] : {std::pair<std::string, std::string>{"nonidle_ns_per_packet", ""},
-                                       std::pair<std::string, std::string>{"softirq_ns_per_packet", " path"}}) {
-        ObserveGoal a;
-        a.config = "off";
-        a.measure = "established" + what + " control";
-        a.label = "control, nothing different: " +
-                  std::string(what.empty() ? "CPU ns/pkt (clocked)" : "softirq ns/pkt (tick-sampled)") +
-                  ", off (the windows either side) / off again, every window";
-        a.no_goal = "— (control)";
-        established_goal({"off", "control", ""}, field, std::move(a));
-    }
+    for (const auto& m : established_measures) established_goal("off", "control", m);
     // (c): the same established packet through the datapath with logging
     // and capture off and on.
     for (const char* build : {"", "tc_"})

@@ -57,12 +57,6 @@ std::string load_average() {
     return a + " " + b + " " + c;
 }
 
-std::string fixed(double value, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-    return buf;
-}
-
 Status write_report(const std::string& path, const std::string& text) {
     std::error_code ec;
     auto parent = std::filesystem::path(path).parent_path();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "perftest/text.h"
 
 namespace sluice::bench {
 
@@ -23,7 +24,7 @@ private:
 std::string utc_now();      // "2026-12-02 07:15 UTC"
 std::string machine_line();  // "6.18.0, 2 CPUs, <model>"
 std::string load_average();  // "0.52 0.40 0.31"
-std::string fixed(double value, int decimals);
+using perftest::fixed;  // 5.934 with 2 decimals -> "5.93"
 
 // Writes `text` to `path` (its folder created).
 Status write_report(const std::string& path, const std::string& text);

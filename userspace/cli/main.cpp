@@ -112,8 +112,12 @@ int main(int argc, char** argv) {
     trace->add_option("--src", trace_options.fields.src, "source address");
     trace->add_option("--dst", trace_options.fields.dst, "destination address");
     trace->add_option("--protocol", trace_options.fields.protocol, "tcp (default), udp, icmp, icmpv6 or a number");
-    trace->add_option("--sport", trace_options.fields.src_port, "source port (default 40000)");
-    trace->add_option("--dport", trace_options.fields.dst_port, "destination port (default 80)");
+    // The range checked on the text first: CLI11 would otherwise answer
+    // 70000 with a bare "Could not convert".
+    trace->add_option("--sport", trace_options.fields.src_port, "source port (default 40000)")
+        ->check(CLI::Range(0, 65535));
+    trace->add_option("--dport", trace_options.fields.dst_port, "destination port (default 80)")
+        ->check(CLI::Range(0, 65535));
     trace->add_option("--flags", trace_options.fields.tcp_flags, "TCP flags, letters of FSRPAU (default S)");
     trace->add_option("--icmp-type", trace_options.fields.icmp_type, "ICMP type (default: echo request)");
     trace->add_option("--icmp-code", trace_options.fields.icmp_code, "ICMP code");

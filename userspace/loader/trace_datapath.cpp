@@ -10,6 +10,7 @@
 #include <cstring>
 #include <set>
 
+#include "common/cpu_pin.h"
 #include "loader/attach.h"
 #include "loader/map_io.h"
 #include "loader/nat_reservations.h"
@@ -132,13 +133,7 @@ Result<std::unique_ptr<TraceDatapath>> TraceDatapath::open(const std::string& pi
     if (cfg.config_generation == 0) return make_error("the instance has applied no config yet");
     t->generation_ = cfg.policy_generation & 1;
     // test_run runs on the calling CPU: stay on one, to read its scratch.
-    const int cpu = sched_getcpu();
-    if (cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        sched_setaffinity(0, sizeof(set), &set);
-    }
+    if (auto s = pin_to_current_cpu(); !s) return with_context("keeping the trace on one CPU", s.error());
     return t;
 }
 
